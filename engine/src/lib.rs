@@ -1,0 +1,14 @@
+//! Karsinta engine library: board wrapper, search, evaluation, UCI front end.
+//!
+//! Every tunable (search heuristic switches and constants, evaluation weights)
+//! lives in one parameter table, [`params`], from which the UCI options, the
+//! YAML format and the SPSA spec are generated.
+
+pub mod eval;
+pub mod params;
+pub mod position;
+pub mod search;
+
+pub use params::{ParamError, Params};
+pub use position::{FenError, MoveError, Position};
+pub use search::{Limits, Score, SearchInfo, SearchResult, Searcher};

@@ -1,0 +1,712 @@
+//! The one parameter table: every search switch and constant and every
+//! evaluation weight is declared once here, and everything else is generated
+//! from these declarations: the typed structs and their defaults, the UCI
+//! option list and `setoption` handling, YAML load/save and the SPSA spec.
+//!
+//! Two tables exist, one per kind: [`SearchParams`] (declared with
+//! `search_params!`) and [`EvalWeights`] (declared with `eval_weights!` in
+//! [`crate::eval::weights`]). Both expose their entries as flat integer
+//! [`ParamSpec`]s, so the generic code below treats them alike. An evaluation
+//! weight is a tapered (middlegame, endgame) pair, so it appears as two
+//! scalars named `<name>_mg` and `<name>_eg` (`<name>_<i>_mg` for arrays).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use thiserror::Error;
+
+pub use crate::eval::weights::EvalWeights;
+
+/// How a parameter's integer value is interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Int,
+    Bool,
+    /// A small enum; the value is the index into these names.
+    Choice(&'static [&'static str]),
+}
+
+/// One scalar entry of a parameter table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSpec {
+    pub name: String,
+    pub kind: ParamKind,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    /// SPSA perturbation at the end of a tune (OpenBench's `c_end`).
+    pub c_end: f64,
+    /// SPSA learning rate at the end of a tune (OpenBench's `r_end`).
+    pub r_end: f64,
+    pub doc: &'static str,
+}
+
+impl ParamSpec {
+    /// Whether SPSA may tune this entry (integers only; switches are for A/B).
+    pub fn tunable(&self) -> bool {
+        self.kind == ParamKind::Int && self.min < self.max
+    }
+
+    /// Text form of `value` as UCI and YAML show it.
+    pub fn format_value(&self, value: i32) -> String {
+        match self.kind {
+            ParamKind::Int => value.to_string(),
+            ParamKind::Bool => (value != 0).to_string(),
+            ParamKind::Choice(names) => names
+                .get(value as usize)
+                .map_or_else(|| value.to_string(), |s| (*s).to_string()),
+        }
+    }
+
+    /// Parse a value from text (UCI `setoption`, command line), checking range.
+    pub fn parse_value(&self, text: &str) -> Result<i32, ParamError> {
+        let text = text.trim();
+        let value = match self.kind {
+            ParamKind::Int => text.parse::<i64>().map_err(|_| self.invalid(text))?,
+            ParamKind::Bool => match text.to_ascii_lowercase().as_str() {
+                "true" | "1" | "on" | "yes" => 1,
+                "false" | "0" | "off" | "no" => 0,
+                _ => return Err(self.invalid(text)),
+            },
+            ParamKind::Choice(names) => names
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(text))
+                .ok_or_else(|| self.invalid(text))? as i64,
+        };
+        self.check(value)
+    }
+
+    /// Range-check an integer value.
+    pub fn check(&self, value: i64) -> Result<i32, ParamError> {
+        if value < self.min as i64 || value > self.max as i64 {
+            return Err(ParamError::OutOfRange {
+                name: self.name.clone(),
+                value: value.to_string(),
+                allowed: self.allowed(),
+            });
+        }
+        Ok(value as i32)
+    }
+
+    /// Human-readable description of the allowed values.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            ParamKind::Int => format!("{}..={}", self.min, self.max),
+            ParamKind::Bool => "true or false".to_string(),
+            ParamKind::Choice(names) => names.join(" | "),
+        }
+    }
+
+    fn invalid(&self, text: &str) -> ParamError {
+        ParamError::InvalidValue {
+            name: self.name.clone(),
+            value: text.to_string(),
+            allowed: self.allowed(),
+        }
+    }
+
+    /// The `option name ...` line of the UCI `uci` answer.
+    pub fn uci_option(&self, current: i32) -> String {
+        match self.kind {
+            ParamKind::Int => format!(
+                "option name {} type spin default {} min {} max {}",
+                self.name, current, self.min, self.max
+            ),
+            ParamKind::Bool => {
+                format!("option name {} type check default {}", self.name, current != 0)
+            }
+            ParamKind::Choice(names) => {
+                let mut line = format!(
+                    "option name {} type combo default {}",
+                    self.name,
+                    self.format_value(current)
+                );
+                for n in names {
+                    let _ = write!(line, " var {n}");
+                }
+                line
+            }
+        }
+    }
+}
+
+/// Errors from setting or loading parameters. Each names the key.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ParamError {
+    #[error("unknown parameter '{0}'")]
+    Unknown(String),
+    #[error("parameter '{name}': value {value} is out of range (allowed: {allowed})")]
+    OutOfRange { name: String, value: String, allowed: String },
+    #[error("parameter '{name}': invalid value '{value}' (allowed: {allowed})")]
+    InvalidValue { name: String, value: String, allowed: String },
+    #[error("{origin}: {source}")]
+    InFile {
+        origin: String,
+        #[source]
+        source: Box<ParamError>,
+    },
+    #[error("{origin}: not a valid parameter file: {reason}")]
+    Syntax { origin: String, reason: String },
+    #[error("{origin}: cannot read: {reason}")]
+    Io { origin: String, reason: String },
+}
+
+/// A value type a search parameter can have: `i32`, `bool` or an enum
+/// declared with [`param_enum!`].
+pub trait ParamValue: Copy {
+    const KIND: ParamKind;
+    fn to_i32(self) -> i32;
+    fn from_i32(v: i32) -> Self;
+    /// Natural range when the table gives none (booleans, enums).
+    fn natural_range() -> (i32, i32);
+}
+
+impl ParamValue for i32 {
+    const KIND: ParamKind = ParamKind::Int;
+    fn to_i32(self) -> i32 {
+        self
+    }
+    fn from_i32(v: i32) -> Self {
+        v
+    }
+    fn natural_range() -> (i32, i32) {
+        (i32::MIN, i32::MAX)
+    }
+}
+
+impl ParamValue for bool {
+    const KIND: ParamKind = ParamKind::Bool;
+    fn to_i32(self) -> i32 {
+        self as i32
+    }
+    fn from_i32(v: i32) -> Self {
+        v != 0
+    }
+    fn natural_range() -> (i32, i32) {
+        (0, 1)
+    }
+}
+
+/// Declare a small enum usable as a parameter (a UCI `combo`).
+#[macro_export]
+macro_rules! param_enum {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            pub fn name(self) -> &'static str {
+                Self::NAMES[self as usize]
+            }
+        }
+
+        impl $crate::params::ParamValue for $name {
+            const KIND: $crate::params::ParamKind = $crate::params::ParamKind::Choice(Self::NAMES);
+            fn to_i32(self) -> i32 {
+                self as i32
+            }
+            fn from_i32(v: i32) -> Self {
+                Self::ALL[(v.max(0) as usize).min(Self::ALL.len() - 1)]
+            }
+            fn natural_range() -> (i32, i32) {
+                (0, Self::ALL.len() as i32 - 1)
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __param_range {
+    ($ty:ty;) => {
+        <$ty as $crate::params::ParamValue>::natural_range()
+    };
+    ($ty:ty; $min:expr, $max:expr) => {
+        ($min, $max)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __param_cend {
+    ($lo:expr, $hi:expr;) => {
+        // Stockfish's TUNE default: a twentieth of the range.
+        ((($hi as f64) - ($lo as f64)) / 20.0).max(0.5)
+    };
+    ($lo:expr, $hi:expr; $c:expr) => {
+        $c as f64
+    };
+}
+
+/// Declare the search parameter table. Each entry:
+/// `name: type = default, [min, max; c_end], "meaning";` where the bracket is
+/// required for `i32` (the `; c_end` part is optional) and absent for `bool`
+/// and enums.
+macro_rules! search_params {
+    ($(
+        $name:ident : $ty:ty = $default:expr , $( [ $min:expr, $max:expr $(; $cend:expr)? ] , )? $doc:literal ;
+    )*) => {
+        /// Every switch and constant of the search, one field per table entry.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct SearchParams {
+            $( #[doc = $doc] pub $name: $ty, )*
+        }
+
+        impl Default for SearchParams {
+            fn default() -> Self {
+                SearchParams { $( $name: $default, )* }
+            }
+        }
+
+        impl SearchParams {
+            /// The table's scalar entries, in declaration order.
+            pub fn specs() -> &'static [ParamSpec] {
+                static SPECS: OnceLock<Vec<ParamSpec>> = OnceLock::new();
+                SPECS.get_or_init(|| {
+                    let d = SearchParams::default();
+                    vec![$({
+                        let (min, max) = $crate::__param_range!($ty; $($min, $max)?);
+                        ParamSpec {
+                            name: stringify!($name).to_string(),
+                            kind: <$ty as ParamValue>::KIND,
+                            default: ParamValue::to_i32(d.$name),
+                            min,
+                            max,
+                            c_end: $crate::__param_cend!(min, max; $($($cend)?)?),
+                            r_end: 0.002,
+                            doc: $doc,
+                        }
+                    }),*]
+                })
+            }
+
+            /// Value of entry `index` of [`Self::specs`].
+            pub fn get(&self, index: usize) -> i32 {
+                let mut i = 0;
+                $(
+                    if i == index { return ParamValue::to_i32(self.$name); }
+                    i += 1;
+                )*
+                let _ = i;
+                panic!("search parameter index {index} out of range")
+            }
+
+            /// Set entry `index` (the value must already be range-checked).
+            pub fn set(&mut self, index: usize, value: i32) {
+                let mut i = 0;
+                $(
+                    if i == index { self.$name = <$ty as ParamValue>::from_i32(value); return; }
+                    i += 1;
+                )*
+                let _ = i;
+                panic!("search parameter index {index} out of range")
+            }
+        }
+    };
+}
+
+param_enum! {
+    /// Root driver of the search.
+    pub enum SearchAlgorithm {
+        /// Plain minimax without any cutoff (shallow depths only: a baseline).
+        Minimax = "minimax",
+        /// Fail-soft negamax alpha-beta with full windows for every move.
+        AlphaBeta = "alphabeta",
+        /// Principal variation search / NegaScout.
+        Pvs = "pvs",
+        /// MTD(f): null-window searches converging on the value through the TT.
+        Mtdf = "mtdf",
+    }
+}
+
+param_enum! {
+    /// How captures are ordered.
+    pub enum CaptureOrder {
+        MvvLva = "mvv_lva",
+        See = "see",
+    }
+}
+
+search_params! {
+    // Step 1: root driver
+    search_algorithm: SearchAlgorithm = SearchAlgorithm::Pvs, "root driver: minimax, alphabeta, pvs or mtdf";
+    // Step 2: aspiration windows
+    aspiration: bool = true, "aspiration windows around the previous iteration's score";
+    aspiration_min_depth: i32 = 5, [1, 20; 1], "first depth searched with an aspiration window";
+    aspiration_width_cp: i32 = 20, [5, 200], "initial half-width of the aspiration window (cp)";
+    aspiration_widen: i32 = 200, [120, 400; 10], "window growth on fail-low/high, in percent";
+    // Step 3: transposition table
+    tt_cutoffs: bool = true, "take transposition-table cutoffs at non-PV nodes";
+    // Step 4: enhanced transposition cutoff
+    etc: bool = true, "enhanced transposition cutoff: probe children in the TT first";
+    etc_min_depth: i32 = 4, [1, 20; 1], "minimum depth (plies) for ETC";
+    // Step 5: internal iterative deepening
+    iid: bool = true, "internal iterative deepening when there is no TT move";
+    iid_min_depth: i32 = 6, [2, 20; 1], "minimum depth (plies) for IID";
+    iid_reduction: i32 = 3, [1, 8; 1], "depth reduction (plies) of the IID search";
+    // Step 6: null move
+    null_move: bool = true, "null-move pruning";
+    null_move_r: i32 = 3, [1, 6; 1], "base null-move reduction (plies)";
+    null_move_depth_divisor: i32 = 4, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
+    null_move_eval_divisor: i32 = 200, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
+    null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
+    null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
+    // Step 7: pruning at shallow depth
+    rfp: bool = true, "reverse futility pruning (static null move)";
+    rfp_margin_cp: i32 = 80, [20, 300], "reverse futility margin per ply (cp)";
+    rfp_max_depth: i32 = 7, [1, 16; 1], "maximum depth (plies) for reverse futility pruning";
+    razoring: bool = true, "razoring: drop to quiescence when far below alpha";
+    razor_margin_cp: i32 = 300, [50, 1000], "razoring margin per ply (cp)";
+    razor_max_depth: i32 = 2, [1, 6; 1], "maximum depth (plies) for razoring";
+    futility: bool = true, "futility pruning of quiet moves at frontier and pre-frontier";
+    futility_margin_cp_d1: i32 = 150, [20, 600], "futility margin at depth 1 (cp)";
+    futility_margin_cp_d2: i32 = 300, [50, 1000], "futility margin at depth 2 (cp)";
+    futility_margin_cp_d3: i32 = 500, [50, 1500], "futility margin at depth 3 (cp)";
+    lmp: bool = true, "late-move pruning of quiet moves at shallow depth";
+    lmp_base: i32 = 3, [1, 20; 1], "late-move pruning: moves allowed at depth 0";
+    lmp_factor: i32 = 2, [1, 8; 1], "late-move pruning: growth per depth squared";
+    see_prune: bool = true, "prune moves that lose material by static exchange at shallow depth";
+    see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp)";
+    see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
+    // Step 8: late move reductions
+    lmr: bool = true, "late move reductions";
+    lmr_base: i32 = 75, [0, 200], "LMR: base reduction, in hundredths of a ply";
+    lmr_divisor: i32 = 225, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
+    lmr_min_depth: i32 = 3, [1, 8; 1], "LMR: minimum depth (plies)";
+    lmr_min_move: i32 = 3, [1, 12; 1], "LMR: first move number (1-based) that may be reduced";
+    // Step 9: extensions in sixteenths of a ply
+    ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
+    ext_one_reply: i32 = 8, [0, 16; 2], "single-reply extension (1/16 ply)";
+    ext_pawn_seventh: i32 = 8, [0, 16; 2], "pawn push to the seventh rank extension (1/16 ply)";
+    ext_recapture: i32 = 4, [0, 16; 2], "recapture extension (1/16 ply)";
+    ext_max_per_ply: i32 = 16, [0, 32; 2], "cap on the sum of extensions at one node (1/16 ply)";
+    singular: bool = true, "singular extension of a TT move that is much better than the rest";
+    singular_min_depth: i32 = 8, [4, 20; 1], "minimum depth (plies) for singular extension";
+    singular_margin_cp: i32 = 2, [0, 10; 1], "singular margin per ply of depth (cp)";
+    // Step 10: move ordering
+    capture_order: CaptureOrder = CaptureOrder::MvvLva, "capture ordering: mvv_lva or see";
+    killer_count: i32 = 2, [0, 4; 1], "killer moves kept per ply";
+    history: bool = true, "history heuristic for quiet moves";
+    history_bonus: i32 = 32, [1, 64; 2], "history bonus scale (times depth squared)";
+    history_max: i32 = 16384, [1024, 65536], "history saturation bound";
+    countermove: bool = true, "countermove heuristic";
+    // Step 11: quiescence search
+    qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";
+    delta_pruning: bool = true, "delta pruning in quiescence";
+    delta_margin_cp: i32 = 200, [0, 1000], "delta pruning margin (cp)";
+    qs_see_filter: bool = true, "skip losing captures (SEE < 0) in quiescence";
+    // Step 12: draws
+    mate_distance_pruning: bool = true, "mate distance pruning";
+    contempt_cp: i32 = 0, [-100, 100], "score of a draw for the side to move's opponent (cp)";
+    // Step 13: time management
+    time_soft_pct: i32 = 5, [1, 50; 1], "soft limit: percent of remaining time (plus increment share)";
+    time_hard_pct: i32 = 20, [2, 80; 2], "hard limit: percent of remaining time";
+    move_overhead_ms: i32 = 20, [0, 5000; 5], "time reserved per move for communication (ms)";
+}
+
+/// A complete parameter set: search parameters and evaluation weights.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Params {
+    pub search: SearchParams,
+    pub eval: EvalWeights,
+}
+
+impl Params {
+    /// All scalar entries, search first then evaluation.
+    pub fn specs() -> &'static [ParamSpec] {
+        static ALL: OnceLock<Vec<ParamSpec>> = OnceLock::new();
+        ALL.get_or_init(|| {
+            let mut v = SearchParams::specs().to_vec();
+            v.extend_from_slice(EvalWeights::specs());
+            v
+        })
+    }
+
+    /// Index of a parameter by name.
+    pub fn index_of(name: &str) -> Option<usize> {
+        static INDEX: OnceLock<BTreeMap<String, usize>> = OnceLock::new();
+        INDEX
+            .get_or_init(|| {
+                Self::specs()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.name.clone(), i))
+                    .collect()
+            })
+            .get(name)
+            .copied()
+    }
+
+    /// Spec of a parameter by name.
+    pub fn spec(name: &str) -> Option<&'static ParamSpec> {
+        Self::index_of(name).map(|i| &Self::specs()[i])
+    }
+
+    /// Value of entry `index` of [`Self::specs`].
+    pub fn get(&self, index: usize) -> i32 {
+        let n = SearchParams::specs().len();
+        if index < n {
+            self.search.get(index)
+        } else {
+            self.eval.get_scalar(index - n)
+        }
+    }
+
+    fn set_index(&mut self, index: usize, value: i32) {
+        let n = SearchParams::specs().len();
+        if index < n {
+            self.search.set(index, value)
+        } else {
+            self.eval.set_scalar(index - n, value)
+        }
+    }
+
+    /// Value of a parameter by name.
+    pub fn get_by_name(&self, name: &str) -> Option<i32> {
+        Self::index_of(name).map(|i| self.get(i))
+    }
+
+    /// Set a parameter from its text form (UCI `setoption`, CLI). Nothing
+    /// changes on error.
+    pub fn set_by_name(&mut self, name: &str, value: &str) -> Result<(), ParamError> {
+        let i = Self::index_of(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let v = Self::specs()[i].parse_value(value)?;
+        self.set_index(i, v);
+        Ok(())
+    }
+
+    /// Set a parameter from an integer value, range-checked.
+    pub fn set_int(&mut self, name: &str, value: i64) -> Result<(), ParamError> {
+        let i = Self::index_of(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let v = Self::specs()[i].check(value)?;
+        self.set_index(i, v);
+        Ok(())
+    }
+
+    /// The `option name ...` lines for the UCI `uci` answer, with the current
+    /// values as defaults.
+    pub fn uci_options(&self) -> Vec<String> {
+        Self::specs()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.uci_option(self.get(i)))
+            .collect()
+    }
+
+    /// The whole set as YAML, one `name: value` line per parameter.
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::from("# karsinta-engine parameter set\n");
+        for (i, s) in Self::specs().iter().enumerate() {
+            let _ = writeln!(out, "{}: {}", s.name, s.format_value(self.get(i)));
+        }
+        out
+    }
+
+    /// Only the entries that differ from `base`, as YAML.
+    pub fn diff_yaml(&self, base: &Params) -> String {
+        let mut out = String::new();
+        for (i, s) in Self::specs().iter().enumerate() {
+            if self.get(i) != base.get(i) {
+                let _ = writeln!(out, "{}: {}", s.name, s.format_value(self.get(i)));
+            }
+        }
+        out
+    }
+
+    /// Apply a YAML mapping of `name: value` on top of `self`. `origin` names
+    /// the source (file path) in error messages. On error nothing changes.
+    pub fn apply_yaml(&mut self, text: &str, origin: &str) -> Result<(), ParamError> {
+        let value: serde_yaml::Value =
+            serde_yaml::from_str(text).map_err(|e| ParamError::Syntax {
+                origin: origin.to_string(),
+                reason: e.to_string(),
+            })?;
+        let map = match value {
+            serde_yaml::Value::Mapping(m) => m,
+            serde_yaml::Value::Null => serde_yaml::Mapping::new(),
+            _ => {
+                return Err(ParamError::Syntax {
+                    origin: origin.to_string(),
+                    reason: "expected a mapping of parameter names to values".to_string(),
+                })
+            }
+        };
+        let mut next = self.clone();
+        for (k, v) in map {
+            let key = match k {
+                serde_yaml::Value::String(s) => s,
+                other => {
+                    return Err(ParamError::Syntax {
+                        origin: origin.to_string(),
+                        reason: format!("parameter names must be strings, found {other:?}"),
+                    })
+                }
+            };
+            next.apply_value(&key, &v).map_err(|e| ParamError::InFile {
+                origin: origin.to_string(),
+                source: Box::new(e),
+            })?;
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Apply one `name: value` pair from YAML.
+    pub fn apply_value(&mut self, key: &str, v: &serde_yaml::Value) -> Result<(), ParamError> {
+        let text = match v {
+            serde_yaml::Value::Bool(b) => b.to_string(),
+            serde_yaml::Value::Number(n) => n.to_string(),
+            serde_yaml::Value::String(s) => s.clone(),
+            other => format!("{other:?}"),
+        };
+        self.set_by_name(key, &text)
+    }
+
+    /// Parse a full or partial parameter set; missing keys keep their defaults.
+    pub fn from_yaml_str(text: &str, origin: &str) -> Result<Params, ParamError> {
+        let mut p = Params::default();
+        p.apply_yaml(text, origin)?;
+        Ok(p)
+    }
+
+    /// Load a parameter file; missing keys keep their defaults.
+    pub fn load_yaml(path: &Path) -> Result<Params, ParamError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ParamError::Io {
+            origin: origin.clone(),
+            reason: e.to_string(),
+        })?;
+        Self::from_yaml_str(&text, &origin)
+    }
+
+    /// SPSA spec in OpenBench's format, one `name, int, value, min, max,
+    /// c_end, r_end` line per tunable integer. `filter` selects entries by
+    /// name (all when `None`).
+    pub fn spsa_spec(&self, filter: Option<&dyn Fn(&ParamSpec) -> bool>) -> String {
+        let mut out = String::new();
+        for (i, s) in Self::specs().iter().enumerate() {
+            if !s.tunable() || filter.is_some_and(|f| !f(s)) {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "{}, int, {}, {}, {}, {}, {}",
+                s.name,
+                self.get(i),
+                s.min,
+                s.max,
+                fmt_float(s.c_end),
+                fmt_float(s.r_end)
+            );
+        }
+        out
+    }
+}
+
+fn fmt_float(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_in_range() {
+        let p = Params::default();
+        for (i, s) in Params::specs().iter().enumerate() {
+            assert_eq!(p.get(i), s.default, "{}", s.name);
+            assert!(s.min <= s.default && s.default <= s.max, "{} default out of range", s.name);
+        }
+    }
+
+    #[test]
+    fn names_are_unique_snake_case() {
+        let mut seen = std::collections::HashSet::new();
+        for s in Params::specs() {
+            assert!(seen.insert(s.name.clone()), "duplicate {}", s.name);
+            assert!(
+                s.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{} is not snake_case",
+                s.name
+            );
+        }
+    }
+
+    #[test]
+    fn yaml_round_trip_of_every_value() {
+        let mut p = Params::default();
+        p.set_by_name("null_move_r", "2").unwrap();
+        p.set_by_name("null_move", "false").unwrap();
+        p.set_by_name("search_algorithm", "mtdf").unwrap();
+        p.set_int("material_knight_mg", 333).unwrap();
+        let back = Params::from_yaml_str(&p.to_yaml(), "test").unwrap();
+        assert_eq!(back, p);
+        assert_eq!(back.search.null_move_r, 2);
+        assert!(!back.search.null_move);
+        assert_eq!(back.search.search_algorithm, SearchAlgorithm::Mtdf);
+        let diff = p.diff_yaml(&Params::default());
+        assert_eq!(diff.lines().count(), 4, "{diff}");
+        assert_eq!(Params::from_yaml_str(&diff, "diff").unwrap(), p);
+    }
+
+    #[test]
+    fn uci_option_lines_follow_the_table() {
+        let p = Params::default();
+        let lines = p.uci_options();
+        assert!(lines.contains(&"option name null_move type check default true".to_string()));
+        assert!(lines.contains(&"option name null_move_r type spin default 3 min 1 max 6".to_string()));
+        assert!(lines.contains(
+            &"option name search_algorithm type combo default pvs var minimax var alphabeta var pvs var mtdf"
+                .to_string()
+        ));
+        // UCI text back into the struct.
+        let mut q = Params::default();
+        for (i, s) in Params::specs().iter().enumerate() {
+            q.set_by_name(&s.name, &s.format_value(p.get(i))).unwrap();
+        }
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn rejects_unknown_and_out_of_range_without_change() {
+        let mut p = Params::default();
+        let before = p.clone();
+        assert_eq!(
+            p.set_by_name("no_such_param", "1"),
+            Err(ParamError::Unknown("no_such_param".into()))
+        );
+        let err = p.set_by_name("null_move_r", "7").unwrap_err();
+        assert!(err.to_string().contains("null_move_r") && err.to_string().contains("1..=6"), "{err}");
+        assert!(p.set_by_name("null_move", "maybe").is_err());
+        assert!(p.set_by_name("search_algorithm", "bogus").is_err());
+        assert_eq!(p, before);
+
+        let err = Params::from_yaml_str("null_move_r: 2\nlmr_bas: 3\n", "tuned.yaml").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("tuned.yaml") && msg.contains("lmr_bas"), "{msg}");
+        let err = Params::from_yaml_str("null_move_r: 99\n", "tuned.yaml").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("tuned.yaml") && msg.contains("null_move_r") && msg.contains("1..=6"), "{msg}");
+        assert!(Params::from_yaml_str("[1, 2]", "x.yaml").is_err());
+        assert!(Params::from_yaml_str(": : :", "x.yaml").is_err());
+    }
+
+    #[test]
+    fn spsa_spec_lists_tunable_integers() {
+        let spec = Params::default().spsa_spec(None);
+        let line = spec.lines().find(|l| l.starts_with("null_move_r,")).unwrap();
+        assert_eq!(line, "null_move_r, int, 3, 1, 6, 1, 0.002");
+        assert!(!spec.contains("null_move,"), "switches are not SPSA-tunable");
+        for l in spec.lines() {
+            assert_eq!(l.split(", ").count(), 7, "{l}");
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Players: anything that can be asked for a move. External UCI and xboard
+//! engines run as child processes; the in-process player calls the
+//! `karsinta-engine` library directly. The game loop ([`crate::game`]) only
+//! sees the [`Player`] trait and never trusts what a player says: it checks
+//! every move with shakmaty and keeps the clocks itself.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// What limits one move's search. The clock fields are the harness's own
+/// clock readings at the moment the move is requested.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MoveLimit {
+    Nodes(u64),
+    Depth(u32),
+    MoveTime(Duration),
+    Clock {
+        wtime: Duration,
+        btime: Duration,
+        winc: Duration,
+        binc: Duration,
+        movestogo: Option<u32>,
+    },
+}
+
+/// A request for one move.
+#[derive(Clone, Debug)]
+pub struct MoveRequest<'a> {
+    /// FEN of the game's starting position (after the opening, if the opening
+    /// is given as a FEN) or `None` for the standard start position.
+    pub start_fen: Option<&'a str>,
+    /// Moves played since `start_fen`, in UCI notation (standard castling
+    /// notation `e1g1`).
+    pub moves: &'a [String],
+    pub limit: MoveLimit,
+    /// How long the harness will wait for the answer before it declares the
+    /// engine hung (time loss, or a watchdog for node/depth limits).
+    pub deadline: Duration,
+}
+
+/// Score as the engine reported it, from the mover's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineScore {
+    Cp(i32),
+    /// Mate in N moves; negative when the mover is being mated.
+    Mate(i32),
+}
+
+/// An engine's answer.
+#[derive(Clone, Debug)]
+pub struct EngineMove {
+    /// The move in UCI notation, unchecked (the game loop checks it).
+    pub uci: String,
+    /// Last reported score, depth, nodes (from `info` lines, if any).
+    pub score: Option<EngineScore>,
+    pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Wall time from sending `go` to receiving `bestmove`, measured by the harness.
+    pub elapsed: Duration,
+}
+
+/// Why a player failed. Each one ends the game (loss for that player) and
+/// the player is restarted before its next game.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum EngineError {
+    #[error("engine failed to start: {0}")]
+    Start(String),
+    #[error("engine crashed: {0}")]
+    Crashed(String),
+    #[error("engine did not answer in time: {0}")]
+    Timeout(String),
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+/// A chess player the game loop can drive.
+pub trait Player: Send {
+    /// Display name (PGN `White`/`Black`).
+    fn name(&self) -> &str;
+    /// Prepare for a new game (UCI: `ucinewgame` + `isready`). Restarts the
+    /// process first if it died.
+    fn new_game(&mut self) -> Result<(), EngineError>;
+    /// Ask for a move.
+    fn go(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError>;
+    /// Tell the engine the game is over (optional), keep the process for reuse.
+    fn game_over(&mut self) {}
+    /// Stop the engine for good; must also happen on drop.
+    fn quit(&mut self);
+}

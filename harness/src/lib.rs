@@ -1,0 +1,2 @@
+//! Karsinta harness library.
+pub mod engine;

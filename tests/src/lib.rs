@@ -1,0 +1,1 @@
+//! Test-only package: the end-to-end tests live in `tests/`.
