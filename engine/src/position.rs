@@ -35,6 +35,15 @@ impl Position {
         let _ = mv;
         unimplemented!("stub")
     }
+    /// The current board.
+    pub fn board(&self) -> &cozy_chess::Board {
+        &self.board
+    }
+    /// Zobrist hashes of the earlier positions of the game, oldest first,
+    /// excluding the current one (for repetition detection).
+    pub fn history(&self) -> &[u64] {
+        &[]
+    }
     pub fn to_fen(&self) -> String {
         format!("{}", self.board)
     }

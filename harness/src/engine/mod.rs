@@ -89,3 +89,30 @@ pub trait Player: Send {
     /// Stop the engine for good; must also happen on drop.
     fn quit(&mut self);
 }
+
+/// Which protocol an external engine speaks, or an in-process engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerKind {
+    Uci,
+    Xboard,
+    /// The `karsinta-engine` library in this process with this parameter set.
+    InProcess(Box<karsinta_engine::Params>),
+}
+
+/// Everything needed to start a player, already validated (absolute paths).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerSpec {
+    pub name: String,
+    pub kind: PlayerKind,
+    /// Program to run (ignored for in-process players).
+    pub cmd: std::path::PathBuf,
+    pub args: Vec<String>,
+    pub dir: Option<std::path::PathBuf>,
+    /// UCI `setoption` (or xboard `option`) pairs, sent after the handshake.
+    pub options: Vec<(String, String)>,
+    /// How long the handshake (`uci`/`uciok`, `isready`/`readyok`) may take.
+    pub init_timeout: Duration,
+    /// Where to append the engine's stderr (one file per player in the run
+    /// folder), if anywhere.
+    pub stderr_log: Option<std::path::PathBuf>,
+}
