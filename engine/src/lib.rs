@@ -4,10 +4,18 @@
 //! lives in one parameter table, [`params`], from which the UCI options, the
 //! YAML format and the SPSA spec are generated.
 
+pub mod ablate;
+pub mod bench;
 pub mod eval;
+pub mod movepick;
 pub mod params;
+pub mod perft;
 pub mod position;
 pub mod search;
+pub mod see;
+pub mod timeman;
+pub mod tt;
+pub mod uci;
 
 pub use params::{ParamError, Params};
 pub use position::{FenError, MoveError, Position};

@@ -1,1 +1,120 @@
-fn main() {}
+//! `karsinta-engine`: the command line. Without a subcommand it speaks UCI on
+//! stdin/stdout; the subcommands run the library's bench, perft and
+//! parameter-table tools. All logic lives in the library.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use karsinta_engine::bench::{run_bench_with, DEFAULT_BENCH_DEPTH};
+use karsinta_engine::perft::perft_divide;
+use karsinta_engine::position::move_to_uci;
+use karsinta_engine::uci::{self, SharedWriter};
+use karsinta_engine::{Params, Position};
+
+#[derive(Parser)]
+#[command(
+    name = "karsinta-engine",
+    version,
+    about = "A UCI chess engine whose every heuristic and weight is a runtime parameter"
+)]
+struct Cli {
+    /// Load a parameter set (YAML `name: value` lines; missing keys keep defaults).
+    #[arg(long, global = true, value_name = "FILE.yaml")]
+    params: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search the fixed bench positions; last line: `<N> nodes <M> nps`.
+    Bench {
+        /// Search depth per position.
+        #[arg(default_value_t = DEFAULT_BENCH_DEPTH)]
+        depth: i32,
+    },
+    /// Count move-tree leaves; prints each root move's count, then `<N> nodes <M> nps`.
+    Perft {
+        depth: u32,
+        /// Position (quote it; default: the start position).
+        fen: Option<String>,
+    },
+    /// Ablation: bench nodes with each search technique switched, one at a time.
+    Ablate {
+        /// Search depth per position (default: the bench depth).
+        #[arg(default_value_t = DEFAULT_BENCH_DEPTH)]
+        depth: i32,
+    },
+    /// Print the parameter set.
+    Params {
+        /// As YAML `name: value` lines (the --params file format).
+        #[arg(long, conflicts_with = "spsa")]
+        yaml: bool,
+        /// As an SPSA spec: `name, int, value, min, max, c_end, r_end` (OpenBench).
+        #[arg(long)]
+        spsa: bool,
+    },
+}
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> Result<()> {
+    let cli = Cli::parse();
+    let params = match &cli.params {
+        Some(path) => Params::load_yaml(path)?,
+        None => Params::default(),
+    };
+    match cli.command {
+        None => {
+            let stdin = std::io::stdin();
+            uci::run(stdin.lock(), SharedWriter::stdout(), params);
+        }
+        Some(Command::Bench { depth }) => {
+            let r = run_bench_with(&params, depth, |i, fen, nodes| {
+                eprintln!("{:>2} {nodes:>10} {fen}", i + 1);
+            });
+            eprintln!("time {} ms", r.time.as_millis());
+            println!("{} nodes {} nps", r.nodes, r.nps);
+        }
+        Some(Command::Perft { depth, fen }) => {
+            let pos = match fen {
+                Some(f) => Position::from_fen(&f)?,
+                None => Position::startpos(),
+            };
+            let start = Instant::now();
+            let divide = perft_divide(pos.board(), depth);
+            let ms = start.elapsed().as_millis() as u64;
+            let mut out = std::io::stdout().lock();
+            for (mv, n) in &divide {
+                writeln!(out, "{}: {n}", move_to_uci(pos.board(), *mv))?;
+            }
+            let total: u64 = if depth == 0 {
+                1
+            } else {
+                divide.iter().map(|(_, n)| n).sum()
+            };
+            writeln!(out, "{total} nodes {} nps", uci::nps(total, ms))?;
+        }
+        Some(Command::Ablate { depth }) => {
+            karsinta_engine::ablate::run(&params, depth, &mut std::io::stdout().lock());
+        }
+        Some(Command::Params { yaml, spsa }) => {
+            if spsa {
+                print!("{}", params.spsa_spec(None));
+            } else {
+                let _ = yaml; // YAML is also the default form.
+                print!("{}", params.to_yaml());
+            }
+        }
+    }
+    std::io::stdout().flush().context("writing to stdout")?;
+    Ok(())
+}

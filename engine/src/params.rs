@@ -115,7 +115,11 @@ impl ParamSpec {
                 self.name, current, self.min, self.max
             ),
             ParamKind::Bool => {
-                format!("option name {} type check default {}", self.name, current != 0)
+                format!(
+                    "option name {} type check default {}",
+                    self.name,
+                    current != 0
+                )
             }
             ParamKind::Choice(names) => {
                 let mut line = format!(
@@ -138,9 +142,17 @@ pub enum ParamError {
     #[error("unknown parameter '{0}'")]
     Unknown(String),
     #[error("parameter '{name}': value {value} is out of range (allowed: {allowed})")]
-    OutOfRange { name: String, value: String, allowed: String },
+    OutOfRange {
+        name: String,
+        value: String,
+        allowed: String,
+    },
     #[error("parameter '{name}': invalid value '{value}' (allowed: {allowed})")]
-    InvalidValue { name: String, value: String, allowed: String },
+    InvalidValue {
+        name: String,
+        value: String,
+        allowed: String,
+    },
     #[error("{origin}: {source}")]
     InFile {
         origin: String,
@@ -373,6 +385,7 @@ search_params! {
     see_prune: bool = true, "prune moves that lose material by static exchange at shallow depth";
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp)";
     see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
+    see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
     // Step 8: late move reductions
     lmr: bool = true, "late move reductions";
     lmr_base: i32 = 75, [0, 200], "LMR: base reduction, in hundredths of a ply";
@@ -402,11 +415,11 @@ search_params! {
     qs_see_filter: bool = true, "skip losing captures (SEE < 0) in quiescence";
     // Step 12: draws
     mate_distance_pruning: bool = true, "mate distance pruning";
-    contempt_cp: i32 = 0, [-100, 100], "score of a draw for the side to move's opponent (cp)";
+    contempt_cp: i32 = 0, [-100, 100], "contempt: a draw counts this many cp below zero for the engine (root side)";
     // Step 13: time management
     time_soft_pct: i32 = 5, [1, 50; 1], "soft limit: percent of remaining time (plus increment share)";
     time_hard_pct: i32 = 20, [2, 80; 2], "hard limit: percent of remaining time";
-    move_overhead_ms: i32 = 20, [0, 5000; 5], "time reserved per move for communication (ms)";
+    move_overhead_ms: i32 = 50, [0, 5000; 5], "time reserved per move for communication and scheduling delays (ms)";
 }
 
 /// A complete parameter set: search parameters and evaluation weights.
@@ -623,7 +636,11 @@ mod tests {
         let p = Params::default();
         for (i, s) in Params::specs().iter().enumerate() {
             assert_eq!(p.get(i), s.default, "{}", s.name);
-            assert!(s.min <= s.default && s.default <= s.max, "{} default out of range", s.name);
+            assert!(
+                s.min <= s.default && s.default <= s.max,
+                "{} default out of range",
+                s.name
+            );
         }
     }
 
@@ -633,7 +650,9 @@ mod tests {
         for s in Params::specs() {
             assert!(seen.insert(s.name.clone()), "duplicate {}", s.name);
             assert!(
-                s.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                s.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
                 "{} is not snake_case",
                 s.name
             );
@@ -662,7 +681,9 @@ mod tests {
         let p = Params::default();
         let lines = p.uci_options();
         assert!(lines.contains(&"option name null_move type check default true".to_string()));
-        assert!(lines.contains(&"option name null_move_r type spin default 3 min 1 max 6".to_string()));
+        assert!(
+            lines.contains(&"option name null_move_r type spin default 3 min 1 max 6".to_string())
+        );
         assert!(lines.contains(
             &"option name search_algorithm type combo default pvs var minimax var alphabeta var pvs var mtdf"
                 .to_string()
@@ -684,17 +705,26 @@ mod tests {
             Err(ParamError::Unknown("no_such_param".into()))
         );
         let err = p.set_by_name("null_move_r", "7").unwrap_err();
-        assert!(err.to_string().contains("null_move_r") && err.to_string().contains("1..=6"), "{err}");
+        assert!(
+            err.to_string().contains("null_move_r") && err.to_string().contains("1..=6"),
+            "{err}"
+        );
         assert!(p.set_by_name("null_move", "maybe").is_err());
         assert!(p.set_by_name("search_algorithm", "bogus").is_err());
         assert_eq!(p, before);
 
         let err = Params::from_yaml_str("null_move_r: 2\nlmr_bas: 3\n", "tuned.yaml").unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("tuned.yaml") && msg.contains("lmr_bas"), "{msg}");
+        assert!(
+            msg.contains("tuned.yaml") && msg.contains("lmr_bas"),
+            "{msg}"
+        );
         let err = Params::from_yaml_str("null_move_r: 99\n", "tuned.yaml").unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("tuned.yaml") && msg.contains("null_move_r") && msg.contains("1..=6"), "{msg}");
+        assert!(
+            msg.contains("tuned.yaml") && msg.contains("null_move_r") && msg.contains("1..=6"),
+            "{msg}"
+        );
         assert!(Params::from_yaml_str("[1, 2]", "x.yaml").is_err());
         assert!(Params::from_yaml_str(": : :", "x.yaml").is_err());
     }
@@ -702,9 +732,15 @@ mod tests {
     #[test]
     fn spsa_spec_lists_tunable_integers() {
         let spec = Params::default().spsa_spec(None);
-        let line = spec.lines().find(|l| l.starts_with("null_move_r,")).unwrap();
+        let line = spec
+            .lines()
+            .find(|l| l.starts_with("null_move_r,"))
+            .unwrap();
         assert_eq!(line, "null_move_r, int, 3, 1, 6, 1, 0.002");
-        assert!(!spec.contains("null_move,"), "switches are not SPSA-tunable");
+        assert!(
+            !spec.contains("null_move,"),
+            "switches are not SPSA-tunable"
+        );
         for l in spec.lines() {
             assert_eq!(l.split(", ").count(), 7, "{l}");
         }

@@ -1,50 +1,662 @@
-//! STUB: replaced by the engine-core work. Public API must stay.
+//! A game position: a `cozy_chess::Board` plus what an engine needs and the
+//! crate lacks. It owns the game history (repetition keys and earlier
+//! boards, so moves can be taken back), the 50-move and repetition draw rules
+//! for the game, null moves, UCI move text in both directions (standard
+//! `e1g1` castling, while cozy-chess encodes castling as king-takes-rook) and
+//! FEN input/output with typed errors.
+//!
+//! Repetition keys are `Board::hash()` except that an en-passant square no
+//! pawn can legally use is left out (see [`repetition_key`]), so positions that
+//! FIDE counts as equal get equal keys.
+
+use std::fmt;
+
+use cozy_chess::{Board, Color, File, Move, Piece, Rank, Square};
 use thiserror::Error;
 
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("invalid FEN '{fen}': {reason}")]
-pub struct FenError {
-    pub fen: String,
-    pub reason: String,
+/// What is wrong with a FEN string.
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub enum FenErrorKind {
+    #[error("empty FEN")]
+    Empty,
+    #[error("missing fields (need placement, side, castling, en passant[, halfmove, fullmove])")]
+    MissingField,
+    #[error("too many fields")]
+    TooManyFields,
+    #[error("piece placement must have 8 ranks separated by '/'")]
+    RankCount,
+    #[error("invalid piece placement (bad character, rank length, piece counts, kings, or pawns on the first/last rank)")]
+    Placement,
+    #[error("side to move must be 'w' or 'b'")]
+    SideToMove,
+    #[error("the side not to move is in check, or too many checkers")]
+    Check,
+    #[error("invalid castling rights (need KQkq letters with king and rook on their squares)")]
+    CastlingRights,
+    #[error("invalid en passant square")]
+    EnPassant,
+    #[error("invalid halfmove clock (0..=100)")]
+    HalfmoveClock,
+    #[error("invalid fullmove number (1..=65535)")]
+    FullmoveNumber,
 }
 
+/// A FEN that could not be parsed, with the offending text.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("illegal or malformed move '{mv}' in position {fen}")]
+#[error("invalid FEN '{fen}': {kind}")]
+pub struct FenError {
+    pub fen: String,
+    pub kind: FenErrorKind,
+}
+
+/// Why a move text was rejected.
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub enum MoveErrorKind {
+    /// Not of the form `<from><to>[promotion]` (`e2e4`, `e7e8q`).
+    #[error("malformed move")]
+    Malformed,
+    /// Well-formed but not legal in the position.
+    #[error("illegal move")]
+    Illegal,
+}
+
+/// A move that could not be played, with the position it was tried in.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{kind} '{mv}' in position {fen}")]
 pub struct MoveError {
     pub mv: String,
     pub fen: String,
+    pub kind: MoveErrorKind,
+}
+
+/// How a game stands in a position (the game rules, not search heuristics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameState {
+    Ongoing,
+    /// The side to move is checkmated.
+    Checkmate,
+    Stalemate,
+    /// 100 plies without capture or pawn move (and no mate on the board).
+    FiftyMoves,
+    /// The current position occurred for the third time.
+    Threefold,
+    /// Neither side can mate by any sequence of legal moves (K vs K, minor vs K,
+    /// bishops all on one colour).
+    InsufficientMaterial,
+}
+
+impl GameState {
+    /// Whether the game is drawn by rule.
+    pub fn is_draw(self) -> bool {
+        matches!(
+            self,
+            GameState::Stalemate
+                | GameState::FiftyMoves
+                | GameState::Threefold
+                | GameState::InsufficientMaterial
+        )
+    }
 }
 
 /// A game position with the history an engine needs (repetitions, 50-move rule).
 #[derive(Clone, Debug)]
 pub struct Position {
-    pub board: cozy_chess::Board,
+    board: Board,
+    /// Repetition keys of the earlier positions, oldest first.
+    keys: Vec<u64>,
+    /// Earlier boards, parallel to `keys`, for [`Position::unmake`].
+    boards: Vec<Board>,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Self::startpos()
+    }
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Self) -> bool {
+        self.board == other.board && self.keys == other.keys
+    }
+}
+
+impl fmt::Display for Position {
+    /// The FEN of the current board.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.board)
+    }
 }
 
 impl Position {
+    /// The standard starting position.
     pub fn startpos() -> Self {
-        Position { board: cozy_chess::Board::default() }
+        Self::from_board(Board::default())
     }
+
+    /// A position without history from a board.
+    pub fn from_board(board: Board) -> Self {
+        Position {
+            board,
+            keys: Vec::new(),
+            boards: Vec::new(),
+        }
+    }
+
+    /// Parse a FEN. Runs of whitespace count as one separator; the halfmove
+    /// clock and fullmove number may be left out (EPD style: `0 1`). Standard
+    /// chess only: castling rights need king and rook on their home squares.
     pub fn from_fen(fen: &str) -> Result<Self, FenError> {
-        fen.parse::<cozy_chess::Board>()
-            .map(|board| Position { board })
-            .map_err(|e| FenError { fen: fen.to_string(), reason: format!("{e:?}") })
+        parse_fen(fen).map(Self::from_board)
     }
-    /// Play a move given in UCI notation (`e2e4`, `e7e8q`, castling as `e1g1`).
-    pub fn play_uci(&mut self, mv: &str) -> Result<(), MoveError> {
-        let _ = mv;
-        unimplemented!("stub")
+
+    /// FEN of the current board.
+    pub fn to_fen(&self) -> String {
+        self.board.to_string()
     }
+
     /// The current board.
-    pub fn board(&self) -> &cozy_chess::Board {
+    pub fn board(&self) -> &Board {
         &self.board
     }
-    /// Zobrist hashes of the earlier positions of the game, oldest first,
-    /// excluding the current one (for repetition detection).
-    pub fn history(&self) -> &[u64] {
-        &[]
+
+    /// Side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.board.side_to_move()
     }
-    pub fn to_fen(&self) -> String {
-        format!("{}", self.board)
+
+    /// Zobrist hash of the current board (cozy-chess's, en passant included).
+    pub fn hash(&self) -> u64 {
+        self.board.hash()
+    }
+
+    /// Repetition key of the current board (see [`repetition_key`]).
+    pub fn key(&self) -> u64 {
+        repetition_key(&self.board)
+    }
+
+    /// Repetition keys of the earlier positions of the game, oldest first,
+    /// excluding the current one (for repetition detection). A null move
+    /// also pushes an entry.
+    pub fn history(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Number of moves (and null moves) played since the position was set up.
+    pub fn game_ply(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Plies since the last capture or pawn move (capped at 100 by cozy-chess).
+    pub fn halfmove_clock(&self) -> u32 {
+        self.board.halfmove_clock() as u32
+    }
+
+    /// All legal moves, in cozy-chess's encoding.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        legal_moves(&self.board)
+    }
+
+    /// Play a legal move in cozy-chess's encoding (castling as king takes rook).
+    pub fn play(&mut self, mv: Move) -> Result<(), MoveError> {
+        if !self.board.is_legal(mv) {
+            return Err(MoveError {
+                mv: move_to_uci(&self.board, mv),
+                fen: self.to_fen(),
+                kind: MoveErrorKind::Illegal,
+            });
+        }
+        self.play_unchecked(mv);
+        Ok(())
+    }
+
+    /// Play a move known to be legal (from the move generator). An illegal
+    /// move may corrupt the board or panic inside cozy-chess.
+    pub fn play_unchecked(&mut self, mv: Move) {
+        let next = {
+            let mut b = self.board.clone();
+            b.play_unchecked(mv);
+            b
+        };
+        self.push(next);
+    }
+
+    /// Play a move given in UCI notation (`e2e4`, `e7e8q`, castling as `e1g1`;
+    /// cozy-chess's `e1h1` is accepted too).
+    pub fn play_uci(&mut self, mv: &str) -> Result<(), MoveError> {
+        let m = parse_uci_move(&self.board, mv)?;
+        self.play_unchecked(m);
+        Ok(())
+    }
+
+    /// Pass the turn (null move). Returns false, and changes nothing, when the
+    /// side to move is in check.
+    pub fn make_null(&mut self) -> bool {
+        match self.board.null_move() {
+            Some(next) => {
+                self.push(next);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Take back the last move or null move. Returns false at the root of the
+    /// recorded history.
+    pub fn unmake(&mut self) -> bool {
+        match self.boards.pop() {
+            Some(prev) => {
+                self.keys.pop();
+                self.board = prev;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn push(&mut self, next: Board) {
+        self.keys.push(repetition_key(&self.board));
+        let prev = std::mem::replace(&mut self.board, next);
+        self.boards.push(prev);
+    }
+
+    /// How many times the current position occurred earlier in the game. Only
+    /// positions since the last irreversible move can repeat, and only those
+    /// with the same side to move, so the scan is short.
+    pub fn repetition_count(&self) -> usize {
+        let key = self.key();
+        let window = (self.board.halfmove_clock() as usize).min(self.keys.len());
+        self.keys[self.keys.len() - window..]
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .filter(|&&k| k == key)
+            .count()
+    }
+
+    /// Whether the current position occurred at least `times` times before.
+    /// `is_repetition(2)` is the game's threefold rule; the search may use 1.
+    pub fn is_repetition(&self, times: usize) -> bool {
+        self.repetition_count() >= times
+    }
+
+    /// 50-move rule reached (100 plies). Per FIDE, a checkmate delivered by
+    /// the 100th ply still counts as mate, so check [`Position::state`] for games.
+    pub fn is_fifty_move_draw(&self) -> bool {
+        self.board.halfmove_clock() >= 100
+    }
+
+    /// Neither side has mating material.
+    pub fn is_insufficient_material(&self) -> bool {
+        insufficient_material(&self.board)
+    }
+
+    /// The game's status by the rules: mate and stalemate first, then the
+    /// 50-move rule, threefold repetition and insufficient material.
+    pub fn state(&self) -> GameState {
+        if !self.board.generate_moves(|_| true) {
+            return if self.board.checkers().is_empty() {
+                GameState::Stalemate
+            } else {
+                GameState::Checkmate
+            };
+        }
+        if self.is_fifty_move_draw() {
+            GameState::FiftyMoves
+        } else if self.is_repetition(2) {
+            GameState::Threefold
+        } else if self.is_insufficient_material() {
+            GameState::InsufficientMaterial
+        } else {
+            GameState::Ongoing
+        }
+    }
+
+    /// Whether the game is drawn by rule in this position.
+    pub fn is_draw(&self) -> bool {
+        self.state().is_draw()
+    }
+
+    /// UCI text of a move in this position (standard castling notation).
+    pub fn move_to_uci(&self, mv: Move) -> String {
+        move_to_uci(&self.board, mv)
+    }
+
+    /// Parse a UCI move in this position without playing it.
+    pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
+        parse_uci_move(&self.board, text)
+    }
+
+    /// A text diagram of the board (the UCI `d` command).
+    pub fn pretty(&self) -> String {
+        let mut s = String::new();
+        for rank in Rank::ALL.iter().rev() {
+            s.push_str(&format!("{} ", *rank as usize + 1));
+            for file in File::ALL {
+                let sq = Square::new(file, *rank);
+                let c = match (self.board.piece_on(sq), self.board.color_on(sq)) {
+                    (Some(p), Some(c)) => {
+                        let ch: char = p.into();
+                        if c == Color::White {
+                            ch.to_ascii_uppercase()
+                        } else {
+                            ch
+                        }
+                    }
+                    _ => '.',
+                };
+                s.push(c);
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s.push_str("  a b c d e f g h\n");
+        s
+    }
+}
+
+/// All legal moves of `board`, in cozy-chess's encoding.
+pub fn legal_moves(board: &Board) -> Vec<Move> {
+    let mut moves = Vec::with_capacity(64);
+    board.generate_moves(|pm| {
+        moves.extend(pm);
+        false
+    });
+    moves
+}
+
+/// The repetition key of a board: its hash, without the en-passant part
+/// unless an en-passant capture is actually legal (FIDE's notion of "same
+/// position"). Equals `board.hash()` whenever no en-passant square is set.
+pub fn repetition_key(board: &Board) -> u64 {
+    match board.en_passant() {
+        None => board.hash(),
+        Some(file) => {
+            let us = board.side_to_move();
+            let target = Square::new(file, Rank::Sixth.relative_to(us));
+            let from_rank = Rank::Fifth.relative_to(us);
+            let ours = board.colored_pieces(us, Piece::Pawn);
+            let can_capture = [file as i32 - 1, file as i32 + 1]
+                .into_iter()
+                .filter(|f| (0..8).contains(f))
+                .map(|f| Square::new(File::index(f as usize), from_rank))
+                .filter(|sq| ours.has(*sq))
+                .any(|from| {
+                    board.is_legal(Move {
+                        from,
+                        to: target,
+                        promotion: None,
+                    })
+                });
+            if can_capture {
+                board.hash()
+            } else {
+                board.hash_without_ep()
+            }
+        }
+    }
+}
+
+/// Whether a move of `board` is castling (cozy-chess: king takes own rook).
+pub fn is_castling(board: &Board, mv: Move) -> bool {
+    board.piece_on(mv.from) == Some(Piece::King) && board.colors(board.side_to_move()).has(mv.to)
+}
+
+/// UCI text of a legal move of `board`, with castling in standard notation
+/// (the king's destination, `e1g1`), not cozy-chess's king-takes-rook.
+pub fn move_to_uci(board: &Board, mv: Move) -> String {
+    if is_castling(board, mv) {
+        let file = if mv.to.file() > mv.from.file() {
+            File::G
+        } else {
+            File::C
+        };
+        let to = Square::new(file, mv.from.rank());
+        format!("{}{}", mv.from, to)
+    } else {
+        mv.to_string()
+    }
+}
+
+/// Parse a UCI move (`e2e4`, `e7e8q`; castling as `e1g1` or as cozy-chess's
+/// `e1h1`) and check that it is legal in `board`. Returns cozy-chess's
+/// encoding.
+pub fn parse_uci_move(board: &Board, text: &str) -> Result<Move, MoveError> {
+    let err = |kind| MoveError {
+        mv: text.to_string(),
+        fen: board.to_string(),
+        kind,
+    };
+    let mv = parse_move_text(text).ok_or_else(|| err(MoveErrorKind::Malformed))?;
+    if board.is_legal(mv) {
+        return Ok(mv);
+    }
+    // Standard castling notation: the king moves two files along its rank.
+    let us = board.side_to_move();
+    let back = Rank::First.relative_to(us);
+    if mv.promotion.is_none()
+        && mv.from == board.king(us)
+        && mv.from.rank() == back
+        && mv.to.rank() == back
+    {
+        let rights = board.castle_rights(us);
+        let rook = match mv.to.file() {
+            File::G if mv.from.file() < File::G => rights.short,
+            File::C if mv.from.file() > File::C => rights.long,
+            _ => None,
+        };
+        if let Some(rook) = rook {
+            let castle = Move {
+                from: mv.from,
+                to: Square::new(rook, back),
+                promotion: None,
+            };
+            if board.is_legal(castle) {
+                return Ok(castle);
+            }
+        }
+    }
+    Err(err(MoveErrorKind::Illegal))
+}
+
+/// Strict syntax of a UCI move: two squares and an optional lowercase
+/// promotion letter (uppercase is tolerated).
+fn parse_move_text(text: &str) -> Option<Move> {
+    if !text.is_ascii() || !(4..=5).contains(&text.len()) {
+        return None;
+    }
+    let from: Square = text[0..2].parse().ok()?;
+    let to: Square = text[2..4].parse().ok()?;
+    let promotion = match text.as_bytes().get(4).map(u8::to_ascii_lowercase) {
+        None => None,
+        Some(b'q') => Some(Piece::Queen),
+        Some(b'r') => Some(Piece::Rook),
+        Some(b'b') => Some(Piece::Bishop),
+        Some(b'n') => Some(Piece::Knight),
+        Some(_) => return None,
+    };
+    Some(Move {
+        from,
+        to,
+        promotion,
+    })
+}
+
+fn insufficient_material(board: &Board) -> bool {
+    let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+    if !heavy.is_empty() {
+        return false;
+    }
+    let knights = board.pieces(Piece::Knight);
+    let bishops = board.pieces(Piece::Bishop);
+    let minors = knights.len() + bishops.len();
+    if minors <= 1 {
+        return true;
+    }
+    // Only bishops, all on squares of one colour: no mate is possible.
+    if knights.is_empty() {
+        let dark = bishops
+            .into_iter()
+            .filter(|sq| (sq.file() as usize + sq.rank() as usize).is_multiple_of(2))
+            .count();
+        return dark == 0 || dark == bishops.len() as usize;
+    }
+    false
+}
+
+/// FEN parsing on top of cozy-chess, which checks most of the rules; what it
+/// lets through (fewer than eight ranks, odd spacing) is checked here first.
+fn parse_fen(fen: &str) -> Result<Board, FenError> {
+    let err = |kind| FenError {
+        fen: fen.to_string(),
+        kind,
+    };
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    match fields.len() {
+        0 => return Err(err(FenErrorKind::Empty)),
+        1..=3 => return Err(err(FenErrorKind::MissingField)),
+        4..=6 => {}
+        _ => return Err(err(FenErrorKind::TooManyFields)),
+    }
+    if fields[0].split('/').count() != 8 {
+        return Err(err(FenErrorKind::RankCount));
+    }
+    let mut normalized = fields.join(" ");
+    match fields.len() {
+        4 => normalized.push_str(" 0 1"),
+        5 => normalized.push_str(" 1"),
+        _ => {}
+    }
+    let board = normalized.parse::<Board>().map_err(|e| {
+        use cozy_chess::FenParseError as P;
+        let kind = match e {
+            P::InvalidBoard => {
+                if placement_ok(fields[0]) {
+                    FenErrorKind::Check
+                } else {
+                    FenErrorKind::Placement
+                }
+            }
+            P::InvalidSideToMove => FenErrorKind::SideToMove,
+            P::InvalidCastlingRights => FenErrorKind::CastlingRights,
+            P::InvalidEnPassant => FenErrorKind::EnPassant,
+            P::InvalidHalfMoveClock => FenErrorKind::HalfmoveClock,
+            P::InvalidFullmoveNumber => FenErrorKind::FullmoveNumber,
+            P::MissingField => FenErrorKind::MissingField,
+            P::TooManyFields => FenErrorKind::TooManyFields,
+        };
+        err(kind)
+    })?;
+    // Standard chess only: castling rights need the king on the e-file and
+    // the rook in its corner (no Chess960 setups, whose castling text differs).
+    for color in Color::ALL {
+        let rights = board.castle_rights(color);
+        let king_home = board.king(color).file() == File::E;
+        if (rights.short.is_some() || rights.long.is_some()) && !king_home
+            || rights.short.is_some_and(|f| f != File::H)
+            || rights.long.is_some_and(|f| f != File::A)
+        {
+            return Err(err(FenErrorKind::CastlingRights));
+        }
+    }
+    Ok(board)
+}
+
+/// Placement syntax and piece-count sanity, to tell a malformed placement
+/// from an illegal check situation in error messages.
+fn placement_ok(placement: &str) -> bool {
+    let mut kings = [0, 0];
+    for (i, row) in placement.split('/').enumerate() {
+        let mut files = 0;
+        for c in row.chars() {
+            if let Some(d) = c.to_digit(10) {
+                files += d;
+                continue;
+            }
+            if !"pnbrqkPNBRQK".contains(c) {
+                return false;
+            }
+            if c.eq_ignore_ascii_case(&'p') && (i == 0 || i == 7) {
+                return false;
+            }
+            if c == 'K' {
+                kings[0] += 1;
+            } else if c == 'k' {
+                kings[1] += 1;
+            }
+            files += 1;
+        }
+        if files != 8 {
+            return false;
+        }
+    }
+    kings == [1, 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn castling_text_round_trip() {
+        let pos = Position::from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1").unwrap();
+        let short = pos.parse_uci("e1g1").unwrap();
+        assert_eq!(
+            short.to,
+            Square::H1,
+            "cozy encodes castling as king takes rook"
+        );
+        assert_eq!(pos.parse_uci("e1h1").unwrap(), short);
+        assert_eq!(pos.move_to_uci(short), "e1g1");
+        let long = pos.parse_uci("e1c1").unwrap();
+        assert_eq!(long.to, Square::A1);
+        assert_eq!(pos.move_to_uci(long), "e1c1");
+        assert_eq!(
+            pos.parse_uci("e1b1").unwrap_err().kind,
+            MoveErrorKind::Illegal
+        );
+    }
+
+    #[test]
+    fn move_syntax_is_strict() {
+        let pos = Position::startpos();
+        for bad in ["", "e2", "e2e4x", "e2e4qq", "i2i4", "e2-e4", "é2e4", "0000"] {
+            let e = pos.parse_uci(bad).unwrap_err();
+            assert_eq!(e.kind, MoveErrorKind::Malformed, "{bad}");
+        }
+        assert_eq!(
+            pos.parse_uci("e2e5").unwrap_err().kind,
+            MoveErrorKind::Illegal
+        );
+        assert_eq!(
+            pos.parse_uci("e2e4q").unwrap_err().kind,
+            MoveErrorKind::Illegal
+        );
+    }
+
+    #[test]
+    fn repetition_key_ignores_unusable_en_passant() {
+        let mut a = Position::startpos();
+        a.play_uci("e2e4").unwrap();
+        assert!(a.board().en_passant().is_some());
+        assert_eq!(a.key(), a.board().hash_without_ep());
+        let b = Position::from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2").unwrap();
+        assert_eq!(b.key(), b.hash());
+        assert_ne!(b.key(), b.board().hash_without_ep());
+    }
+
+    #[test]
+    fn unmake_restores_board_and_history() {
+        let mut pos = Position::startpos();
+        pos.play_uci("g1f3").unwrap();
+        let snapshot = pos.clone();
+        pos.play_uci("d7d5").unwrap();
+        assert!(pos.make_null());
+        assert_eq!(pos.history().len(), 3);
+        assert!(pos.unmake() && pos.unmake());
+        assert_eq!(pos, snapshot);
+        assert!(pos.unmake());
+        assert!(!pos.unmake());
+        assert_eq!(pos, Position::startpos());
     }
 }

@@ -1,7 +1,41 @@
-//! STUB: replaced by the engine-core work. Public API must stay.
-use std::sync::atomic::AtomicBool;
+//! The search: iterative deepening over a negamax alpha-beta (or PVS, MTD(f),
+//! plain minimax) with every classic heuristic switchable and every constant
+//! a field of [`SearchParams`]. The stages of a node are numbered as in the
+//! project's issue 3 (`// Step N: ...`). Within a node they run in the
+//! issue's order, with two exceptions forced by what each step needs: the
+//! draw and mate-distance checks (12) come first, since they end the node
+//! before anything else is worth doing, and inside the move loop the
+//! extensions (9) are computed before the reduction (8) they offset; the
+//! singular-extension test (9) runs once before the loop.
+//!
+//! Depth is kept in sixteenths of a ply ([`ONE_PLY`]) so extensions and
+//! reductions can be fractional. The searcher owns the transposition table
+//! ([`crate::tt`]) and the quiet-move heuristics ([`crate::movepick`]); they
+//! persist between searches until [`Searcher::new_game`]. Only the time
+//! limits read the clock: a search at fixed depth or nodes from a fresh state
+//! is deterministic.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use cozy_chess::{Board, Color, GameStatus, Move, Piece, Rank};
+
+use crate::eval::evaluate;
+use crate::movepick::{is_quiet, legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
+use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
+use crate::see::{captured_piece, see_ge, PieceValues};
+use crate::timeman::{budget, TimeBudget};
+use crate::tt::{pack_move, Bound, TransTable, MATE, MATE_BOUND, MAX_PLY};
 use crate::{Params, Position};
+
+/// One ply in depth units: depths are in sixteenths of a ply.
+pub const ONE_PLY: i32 = 16;
+/// Larger than any score.
+pub const INF: i32 = 32_000;
+/// Deepest iteration.
+pub const MAX_DEPTH: i32 = 100;
+/// Default transposition-table size.
+pub const DEFAULT_HASH_MB: usize = 16;
 
 /// Limits of one search, as the UCI `go` command gives them. All optional;
 /// none set means infinite (until stopped).
@@ -25,6 +59,19 @@ pub enum Score {
     Cp(i32),
     /// Mate in N moves (not plies); negative when the side to move is mated.
     Mate(i32),
+}
+
+impl Score {
+    /// Convert an internal score (mates as `MATE - plies`).
+    pub fn from_internal(v: i32) -> Score {
+        if v >= MATE_BOUND {
+            Score::Mate((MATE - v + 1) / 2)
+        } else if v <= -MATE_BOUND {
+            Score::Mate(-(MATE + v) / 2)
+        } else {
+            Score::Cp(v)
+        }
+    }
 }
 
 /// One `info` line's worth of progress.
@@ -54,28 +101,88 @@ pub struct SearchResult {
     pub pv: Vec<String>,
 }
 
+/// Late-move reduction table in sixteenths of a ply, indexed by
+/// [depth in plies][move number], built from `lmr_base` and `lmr_divisor`.
+struct LmrTable {
+    key: (i32, i32),
+    table: Box<[[i32; 64]; 64]>,
+}
+
+impl LmrTable {
+    fn new(p: &SearchParams) -> Self {
+        let mut t = LmrTable {
+            key: (i32::MIN, 0),
+            table: Box::new([[0; 64]; 64]),
+        };
+        t.rebuild(p);
+        t
+    }
+
+    /// Recompute when the parameters it derives from changed.
+    fn rebuild(&mut self, p: &SearchParams) {
+        let key = (p.lmr_base, p.lmr_divisor);
+        if key == self.key {
+            return;
+        }
+        self.key = key;
+        let base = p.lmr_base as f64 / 100.0;
+        let div = p.lmr_divisor.max(1) as f64 / 100.0;
+        for d in 1..64 {
+            for m in 1..64 {
+                let r = base + (d as f64).ln() * (m as f64).ln() / div;
+                self.table[d][m] = (r * ONE_PLY as f64).max(0.0) as i32;
+            }
+        }
+    }
+
+    fn get(&self, depth_plies: i32, move_number: usize) -> i32 {
+        self.table[depth_plies.clamp(0, 63) as usize][move_number.min(63)]
+    }
+}
+
 /// A single-threaded searcher that owns its transposition table and
 /// move-ordering state between searches (cleared by [`Searcher::new_game`]).
 pub struct Searcher {
     params: Params,
+    tt: TransTable,
+    heur: Box<Heuristics>,
+    lmr: LmrTable,
 }
 
 impl Searcher {
+    /// A searcher with a table of [`DEFAULT_HASH_MB`].
     pub fn new(params: Params) -> Self {
-        Searcher { params }
+        let lmr = LmrTable::new(&params.search);
+        Searcher {
+            params,
+            tt: TransTable::new(DEFAULT_HASH_MB),
+            heur: Box::new(Heuristics::new()),
+            lmr,
+        }
     }
+
+    /// The current parameters.
     pub fn params(&self) -> &Params {
         &self.params
     }
+
+    /// Replace the parameters (tables derived from them are rebuilt).
     pub fn set_params(&mut self, params: Params) {
         self.params = params;
+        self.lmr.rebuild(&self.params.search);
     }
+
     /// Resize the transposition table (clears it).
     pub fn set_hash_mb(&mut self, mb: usize) {
-        let _ = mb;
+        self.tt = TransTable::new(mb);
     }
+
     /// Forget everything learned (TT, history, killers): `ucinewgame`.
-    pub fn new_game(&mut self) {}
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.heur.clear();
+    }
+
     /// Search `pos` within `limits`; `stop` aborts early (the best move found so
     /// far is returned); `info` receives one call per finished iteration.
     pub fn search(
@@ -85,7 +192,1104 @@ impl Searcher {
         stop: &AtomicBool,
         info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let _ = (pos, limits, stop, info);
-        unimplemented!("stub")
+        self.lmr.rebuild(&self.params.search);
+        self.tt.new_search();
+        let board = pos.board().clone();
+        let mut hashes = Vec::with_capacity(pos.history().len() + MAX_PLY + 8);
+        hashes.extend_from_slice(pos.history());
+        let w = &self.params.eval;
+        let values: PieceValues = [
+            w.material_pawn.0,
+            w.material_knight.0,
+            w.material_bishop.0,
+            w.material_rook.0,
+            w.material_queen.0,
+            20_000,
+        ];
+        let mut worker = Worker {
+            sp: &self.params.search,
+            ew: &self.params.eval,
+            tt: &mut self.tt,
+            heur: &mut self.heur,
+            lmr: &self.lmr,
+            values,
+            stop,
+            start: Instant::now(),
+            budget: budget(limits, board.side_to_move(), &self.params.search),
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            hashes,
+            stack: vec![Frame::default(); MAX_PLY + 4],
+            root_best: None,
+            prev_best: None,
+            root_depth: 0,
+            root_stm: board.side_to_move(),
+        };
+        worker.iterate(&board, limits, info)
+    }
+}
+
+/// Per-ply search state.
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    /// Move played from this ply (None for a null move).
+    mv: Option<Move>,
+    /// Piece that made it.
+    piece: Option<Piece>,
+    /// Whether it captured.
+    capture: bool,
+    static_eval: i32,
+    /// Move excluded from this node (singular-extension search).
+    excluded: Option<Move>,
+    /// Null move forbidden in this subtree (null-move verification).
+    no_null: bool,
+}
+
+struct Worker<'a> {
+    sp: &'a SearchParams,
+    ew: &'a EvalWeights,
+    tt: &'a mut TransTable,
+    heur: &'a mut Heuristics,
+    lmr: &'a LmrTable,
+    values: PieceValues,
+    stop: &'a AtomicBool,
+    start: Instant,
+    budget: TimeBudget,
+    node_limit: u64,
+    nodes: u64,
+    seldepth: usize,
+    aborted: bool,
+    /// Hashes of the positions before the current one: game, then path.
+    hashes: Vec<u64>,
+    stack: Vec<Frame>,
+    /// Best root move of the current iteration and its score.
+    root_best: Option<(Move, i32)>,
+    /// Best move of the previous iteration, searched first at the root.
+    prev_best: Option<Move>,
+    /// Nominal depth of the current iteration (plies).
+    root_depth: i32,
+    root_stm: Color,
+}
+
+fn uci(board: &Board, mv: Move) -> String {
+    cozy_chess::util::display_uci_move(board, mv).to_string()
+}
+
+fn is_mate_score(v: i32) -> bool {
+    v.abs() >= MATE_BOUND
+}
+
+impl Worker<'_> {
+    fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Step 13 (part): abort on the node limit, the stop flag or the hard
+    /// time limit. The clock is read only every 64 nodes.
+    fn check_abort(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        } else if self.nodes & 63 == 1 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            } else if let Some(hard) = self.budget.hard_ms {
+                // One millisecond early, so that unwinding still returns
+                // within the hard limit.
+                if self.elapsed_ms() + 1 >= hard {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    // Step 1: root driver: iterative deepening around the chosen algorithm.
+    fn iterate(
+        &mut self,
+        board: &Board,
+        limits: &Limits,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let root_moves = legal_moves(board);
+        let mut result = SearchResult {
+            best_move: None,
+            ponder: None,
+            score: Score::Cp(0),
+            depth: 0,
+            seldepth: 0,
+            nodes: 0,
+            time_ms: 0,
+            pv: Vec::new(),
+        };
+        if root_moves.is_empty() {
+            result.score = if board.checkers().is_empty() {
+                Score::Cp(0)
+            } else {
+                Score::Mate(0)
+            };
+            return result;
+        }
+        // A move is always available, even if stopped before depth 1 ends.
+        let mut best = root_moves.as_slice()[0];
+        let mut best_score = 0;
+        result.best_move = Some(uci(board, best));
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let timed = self.budget.soft_ms.is_some();
+        for depth in 1..=max_depth {
+            self.root_best = None;
+            self.root_depth = depth;
+            self.seldepth = 0;
+            let score = match self.sp.search_algorithm {
+                SearchAlgorithm::Minimax => self.minimax(board, depth, 0),
+                SearchAlgorithm::Mtdf => self.mtdf(board, depth, best_score),
+                SearchAlgorithm::AlphaBeta | SearchAlgorithm::Pvs => {
+                    self.aspiration(board, depth, best_score)
+                }
+            };
+            if self.aborted {
+                // A root move searched completely in the unfinished iteration
+                // and better than the alternatives so far is still usable.
+                if let Some((mv, s)) = self.root_best {
+                    best = mv;
+                    best_score = s;
+                }
+                let best_uci = uci(board, best);
+                if result.pv.first() != Some(&best_uci) {
+                    result.pv = self.extract_pv(board, best, depth - 1);
+                    result.ponder = result.pv.get(1).cloned();
+                }
+                result.best_move = Some(best_uci);
+                result.score = Score::from_internal(best_score);
+                break;
+            }
+            if let Some((mv, _)) = self.root_best {
+                best = mv;
+            }
+            self.prev_best = Some(best);
+            best_score = score;
+            let pv = self.extract_pv(board, best, depth);
+            result.best_move = Some(uci(board, best));
+            result.ponder = pv.get(1).cloned();
+            result.score = Score::from_internal(score);
+            result.depth = depth;
+            result.seldepth = self.seldepth as i32;
+            result.pv = pv.clone();
+            info(&SearchInfo {
+                depth,
+                seldepth: self.seldepth as i32,
+                score: result.score,
+                nodes: self.nodes,
+                time_ms: self.elapsed_ms(),
+                hashfull: self.tt.hashfull(),
+                pv,
+            });
+            // Step 13: do not start an iteration that cannot finish in time.
+            if let Some(soft) = self.budget.soft_ms {
+                if self.elapsed_ms() >= soft {
+                    break;
+                }
+            }
+            if timed && root_moves.len() == 1 {
+                break;
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result.time_ms = self.elapsed_ms();
+        result
+    }
+
+    /// The principal variation: the root's best move, then TT moves.
+    fn extract_pv(&self, board: &Board, first: Move, depth: i32) -> Vec<String> {
+        let mut pv = vec![uci(board, first)];
+        let mut b = board.clone();
+        b.play_unchecked(first);
+        let mut seen = vec![board.hash(), b.hash()];
+        while pv.len() < depth.max(1) as usize + 8 {
+            let Some(hit) = self.tt.probe(b.hash(), 0) else {
+                break;
+            };
+            let Some(mv) = hit.mv else { break };
+            if !b.is_legal(mv) {
+                break;
+            }
+            pv.push(uci(&b, mv));
+            b.play_unchecked(mv);
+            if seen.contains(&b.hash()) {
+                break;
+            }
+            seen.push(b.hash());
+        }
+        pv
+    }
+
+    // Step 2: aspiration windows around the previous iteration's score.
+    fn aspiration(&mut self, board: &Board, depth: i32, prev: i32) -> i32 {
+        let sp = self.sp;
+        if !sp.aspiration || depth < sp.aspiration_min_depth || is_mate_score(prev) {
+            return self.negamax(board, -INF, INF, depth * ONE_PLY, 0);
+        }
+        let mut delta = sp.aspiration_width_cp;
+        let mut alpha = (prev - delta).max(-INF);
+        let mut beta = (prev + delta).min(INF);
+        loop {
+            let score = self.negamax(board, alpha, beta, depth * ONE_PLY, 0);
+            if self.aborted {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta {
+                beta = (score + delta).min(INF);
+            } else {
+                return score;
+            }
+            delta = delta.saturating_mul(sp.aspiration_widen) / 100;
+            if delta > 1000 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    /// MTD(f): null-window searches converging on the value; the TT keeps
+    /// the bounds between the passes.
+    fn mtdf(&mut self, board: &Board, depth: i32, guess: i32) -> i32 {
+        let mut g = if is_mate_score(guess) { 0 } else { guess };
+        let mut lower = -INF;
+        let mut upper = INF;
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            g = self.negamax(board, beta - 1, beta, depth * ONE_PLY, 0);
+            if self.aborted {
+                return g;
+            }
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+        }
+        g
+    }
+
+    /// Plain minimax (no cutoffs, no pruning, no TT) over the full-width
+    /// part of the tree: a baseline only.
+    fn minimax(&mut self, board: &Board, depth: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if self.check_abort() {
+            return 0;
+        }
+        // The leaves are resolved by the normal quiescence search: a
+        // capture tree without cutoffs explodes, and the comparison is
+        // about the full-width part of the tree.
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.qsearch(board, -INF, INF, ply, 0);
+        }
+        if ply > 0 {
+            if let Some(v) = self.draw_score(board, ply) {
+                return v;
+            }
+        }
+        let moves = legal_moves(board);
+        if moves.is_empty() {
+            return if board.checkers().is_empty() {
+                self.draw_value(board)
+            } else {
+                -MATE + ply as i32
+            };
+        }
+        let mut best = -INF;
+        self.hashes.push(board.hash());
+        for &mv in moves.as_slice() {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            let v = -self.minimax(&child, depth - 1, ply + 1);
+            if self.aborted {
+                break;
+            }
+            if v > best {
+                best = v;
+                if ply == 0 {
+                    self.root_best = Some((mv, v));
+                }
+            }
+        }
+        self.hashes.pop();
+        best
+    }
+
+    fn order_ctx(&self, ply: usize) -> OrderCtx<'_> {
+        let prev = if ply > 0 {
+            let f = &self.stack[ply - 1];
+            match (f.piece, f.mv) {
+                (Some(p), Some(m)) => Some((p, m.to)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        OrderCtx {
+            params: self.sp,
+            heur: self.heur,
+            values: &self.values,
+            ply,
+            prev,
+        }
+    }
+
+    /// Score of a draw for the side to move at this node: the engine (root
+    /// side) counts a draw as `-contempt_cp`.
+    fn draw_value(&self, board: &Board) -> i32 {
+        if board.side_to_move() == self.root_stm {
+            -self.sp.contempt_cp
+        } else {
+            self.sp.contempt_cp
+        }
+    }
+
+    // Step 12: draws by repetition, the 50-move rule and insufficient material.
+    fn draw_score(&self, board: &Board, _ply: usize) -> Option<i32> {
+        if board.halfmove_clock() >= 100
+            && (board.checkers().is_empty() || board.status() != GameStatus::Won)
+        {
+            return Some(self.draw_value(board));
+        }
+        if insufficient_material(board) {
+            return Some(self.draw_value(board));
+        }
+        // Positions repeat only with the same side to move and no
+        // irreversible move in between.
+        let hash = board.hash();
+        let n = self.hashes.len();
+        let back = (board.halfmove_clock() as usize).min(n);
+        let mut i = 4;
+        while i <= back {
+            if self.hashes[n - i] == hash {
+                return Some(self.draw_value(board));
+            }
+            i += 2;
+        }
+        None
+    }
+
+    /// The negamax alpha-beta node (also PVS and the MTD(f) probes).
+    /// Fail-soft; `depth` in sixteenths of a ply.
+    fn negamax(
+        &mut self,
+        board: &Board,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
+    ) -> i32 {
+        if depth < ONE_PLY {
+            return self.qsearch(board, alpha, beta, ply, 0);
+        }
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if self.check_abort() {
+            return 0;
+        }
+        let sp = self.sp;
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        let in_check = !board.checkers().is_empty();
+        let excluded = self.stack[ply].excluded;
+        let us = board.side_to_move();
+        let d_plies = depth / ONE_PLY;
+
+        if !root {
+            // Step 12: draws, and mate distance pruning: no score here can
+            // beat a mate already found closer to the root.
+            if let Some(v) = self.draw_score(board, ply) {
+                return v;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check {
+                    0
+                } else {
+                    evaluate(board, self.ew)
+                };
+            }
+            if sp.mate_distance_pruning {
+                alpha = alpha.max(-MATE + ply as i32);
+                beta = beta.min(MATE - ply as i32 - 1);
+                if alpha >= beta {
+                    return alpha;
+                }
+            }
+        }
+
+        // Step 3: transposition table probe; cutoffs by bound type. A
+        // singular-extension search (excluded move) uses its own key.
+        let key = match excluded {
+            Some(m) => board.hash() ^ (pack_move(m) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            None => board.hash(),
+        };
+        let hit = self.tt.probe(key, ply);
+        let mut tt_move = if root {
+            self.prev_best.or(hit.and_then(|h| h.mv))
+        } else {
+            hit.and_then(|h| h.mv)
+        };
+        if let Some(h) = hit {
+            if sp.tt_cutoffs
+                && !pv_node
+                && !root
+                && h.depth * ONE_PLY >= depth
+                && bound_cuts(h.bound, h.score, alpha, beta)
+            {
+                return h.score;
+            }
+        }
+
+        let static_eval = if in_check {
+            -INF
+        } else if let Some(h) = hit {
+            h.eval
+        } else {
+            evaluate(board, self.ew)
+        };
+        self.stack[ply].static_eval = static_eval;
+        // A TT score with a fitting bound is a better estimate than the eval.
+        let eval = match hit {
+            Some(h) if !in_check && !is_mate_score(h.score) => match h.bound {
+                Bound::Exact => h.score,
+                Bound::Lower if h.score > static_eval => h.score,
+                Bound::Upper if h.score < static_eval => h.score,
+                _ => static_eval,
+            },
+            _ => static_eval,
+        };
+        // Forward pruning only where a wrong guess is cheap: not on the PV,
+        // not in check, not inside a singular-extension search.
+        let prunable = !pv_node && !in_check && excluded.is_none() && !root;
+
+        self.stack[ply + 1].excluded = None;
+        self.stack[ply + 1].no_null = self.stack[ply].no_null;
+        self.heur.killers[ply + 2] = [None; 4];
+
+        // Step 4: enhanced transposition cutoff: a child whose stored upper
+        // bound already refutes it from our side proves a cutoff here.
+        if sp.etc && !pv_node && !root && excluded.is_none() && depth >= sp.etc_min_depth * ONE_PLY
+        {
+            let mut cut = None;
+            let child_depth = depth - ONE_PLY;
+            board.generate_moves(|pm| {
+                for mv in pm {
+                    let mut child = board.clone();
+                    child.play_unchecked(mv);
+                    if let Some(h) = self.tt.probe(child.hash(), ply + 1) {
+                        if h.depth * ONE_PLY >= child_depth
+                            && matches!(h.bound, Bound::Upper | Bound::Exact)
+                            && -h.score >= beta
+                            && child.halfmove_clock() < 90
+                        {
+                            cut = Some((mv, -h.score));
+                            return true;
+                        }
+                    }
+                }
+                false
+            });
+            if let Some((mv, v)) = cut {
+                self.tt
+                    .store(key, Some(mv), v, static_eval, d_plies, Bound::Lower, ply);
+                return v;
+            }
+        }
+
+        // Step 5: internal iterative deepening: without a TT move, a reduced
+        // search finds one to order first.
+        if sp.iid && tt_move.is_none() && excluded.is_none() && depth >= sp.iid_min_depth * ONE_PLY
+        {
+            self.negamax(board, alpha, beta, depth - sp.iid_reduction * ONE_PLY, ply);
+            if self.aborted {
+                return 0;
+            }
+            tt_move = self.tt.probe(key, ply).and_then(|h| h.mv);
+        }
+
+        // Step 6: null move: give the opponent a free move; if a reduced
+        // search still fails high, so would the full one. Adaptive R grows
+        // with depth and with the eval margin; zugzwang-prone positions (only
+        // pawns) are skipped and deep cutoffs are verified.
+        if sp.null_move
+            && prunable
+            && !self.stack[ply].no_null
+            && depth >= sp.null_move_min_depth * ONE_PLY
+            && eval >= beta
+            && !is_mate_score(beta)
+            && self.stack[ply - 1].mv.is_some()
+            && has_non_pawn_material(board, us)
+        {
+            let r = sp.null_move_r
+                + d_plies / sp.null_move_depth_divisor.max(1)
+                + ((eval - beta) / sp.null_move_eval_divisor.max(1)).min(3);
+            if let Some(nb) = board.null_move() {
+                self.stack[ply].mv = None;
+                self.stack[ply].piece = None;
+                self.stack[ply].capture = false;
+                self.hashes.push(board.hash());
+                let v = -self.negamax(
+                    &nb,
+                    -beta,
+                    -beta + 1,
+                    depth - ONE_PLY - r * ONE_PLY,
+                    ply + 1,
+                );
+                self.hashes.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if v >= beta {
+                    let v = if is_mate_score(v) { beta } else { v };
+                    if d_plies < sp.null_move_verify_depth {
+                        return v;
+                    }
+                    let saved = self.stack[ply].no_null;
+                    self.stack[ply].no_null = true;
+                    let verified = self.negamax(board, beta - 1, beta, depth - r * ONE_PLY, ply);
+                    self.stack[ply].no_null = saved;
+                    self.stack[ply + 1].no_null = saved;
+                    if self.aborted {
+                        return 0;
+                    }
+                    if verified >= beta {
+                        return v;
+                    }
+                }
+            }
+        }
+
+        // Step 7: pruning by static eval before the moves: reverse futility
+        // (static null move) and razoring.
+        if sp.rfp && prunable && depth <= sp.rfp_max_depth * ONE_PLY && !is_mate_score(beta) {
+            let margin = sp.rfp_margin_cp * depth / ONE_PLY;
+            if eval - margin >= beta {
+                return eval;
+            }
+        }
+        if sp.razoring && prunable && depth <= sp.razor_max_depth * ONE_PLY {
+            let margin = sp.razor_margin_cp * depth / ONE_PLY;
+            if eval + margin <= alpha {
+                let v = self.qsearch(board, alpha, alpha + 1, ply, 0);
+                if self.aborted {
+                    return 0;
+                }
+                if v <= alpha {
+                    return v;
+                }
+            }
+        }
+
+        // Step 9 (part): singular extension of the TT move, decided before
+        // the move loop: if every other move fails well below the TT score,
+        // the TT move is singular and gets one more ply.
+        let mut singular_move = None;
+        if sp.singular && !root && excluded.is_none() && depth >= sp.singular_min_depth * ONE_PLY {
+            if let (Some(h), Some(mv)) = (hit, tt_move) {
+                if matches!(h.bound, Bound::Lower | Bound::Exact)
+                    && h.depth >= d_plies - 3
+                    && !is_mate_score(h.score)
+                    && h.mv == Some(mv)
+                {
+                    let sbeta = h.score - sp.singular_margin_cp * d_plies;
+                    self.stack[ply].excluded = Some(mv);
+                    let v = self.negamax(board, sbeta - 1, sbeta, (depth - ONE_PLY) / 2, ply);
+                    self.stack[ply].excluded = None;
+                    self.stack[ply + 1].excluded = None;
+                    self.stack[ply + 1].no_null = self.stack[ply].no_null;
+                    if self.aborted {
+                        return 0;
+                    }
+                    if v < sbeta {
+                        singular_move = Some(mv);
+                    }
+                }
+            }
+        }
+        let one_reply = in_check && sp.ext_one_reply > 0 && count_legal(board) == 1;
+
+        // Step 10: move loop over ordered moves (see `movepick`).
+        self.hashes.push(board.hash());
+        let mut picker = MovePicker::new(tt_move, PickMode::All);
+        let mut best = -INF;
+        let mut best_move = None;
+        let mut move_count = 0usize;
+        let mut searched = 0usize;
+        let mut skip_quiets = false;
+        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
+        let mut n_quiets = 0;
+        let algo = sp.search_algorithm;
+        let prev = if ply > 0 {
+            self.stack[ply - 1]
+        } else {
+            Frame::default()
+        };
+        while let Some(mv) = {
+            let ctx = self.order_ctx(ply);
+            picker.next(board, &ctx)
+        } {
+            if Some(mv) == excluded {
+                continue;
+            }
+            let quiet = is_quiet(board, mv);
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            let gives_check = !child.checkers().is_empty();
+            // Late-move and futility pruning drop the remaining quiet moves
+            // at once, but never a checking move.
+            if quiet && skip_quiets && !gives_check {
+                continue;
+            }
+            move_count += 1;
+            let piece = board.piece_on(mv.from);
+            let capture = captured_piece(board, mv).is_some();
+
+            // Step 7 (in the loop): late-move pruning, futility pruning and
+            // SEE pruning, once a move has secured a non-losing score.
+            if !root && best > -MATE_BOUND {
+                if quiet && !gives_check && !in_check {
+                    if sp.lmp && move_count as i32 > sp.lmp_base + sp.lmp_factor * d_plies * d_plies
+                    {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    if sp.futility && d_plies <= 3 {
+                        let margin = match d_plies {
+                            1 => sp.futility_margin_cp_d1,
+                            2 => sp.futility_margin_cp_d2,
+                            _ => sp.futility_margin_cp_d3,
+                        };
+                        if static_eval + margin <= alpha {
+                            skip_quiets = true;
+                            continue;
+                        }
+                    }
+                }
+                if sp.see_prune && d_plies <= sp.see_prune_max_depth && !(quiet && gives_check) {
+                    let margin = if quiet {
+                        sp.see_quiet_margin_cp * d_plies
+                    } else {
+                        sp.see_capture_margin_cp * d_plies
+                    };
+                    if !see_ge(board, mv, -margin, &self.values) {
+                        continue;
+                    }
+                }
+            }
+
+            // Step 9: extensions in sixteenths of a ply, capped per node.
+            let mut ext = 0;
+            if gives_check {
+                ext += sp.ext_check;
+            }
+            if one_reply {
+                ext += sp.ext_one_reply;
+            }
+            if piece == Some(Piece::Pawn) && mv.to.rank() == Rank::Seventh.relative_to(us) {
+                ext += sp.ext_pawn_seventh;
+            }
+            if capture && prev.capture && prev.mv.map(|m| m.to) == Some(mv.to) {
+                ext += sp.ext_recapture;
+            }
+            if singular_move == Some(mv) {
+                ext += ONE_PLY;
+            }
+            ext = ext.min(sp.ext_max_per_ply);
+            // Guard against extension chains: beyond twice the nominal depth
+            // nothing is extended any more.
+            if ply as i32 >= 2 * self.root_depth {
+                ext = 0;
+            }
+            let new_depth = depth - ONE_PLY + ext;
+
+            // Step 8: late move reductions for late quiet moves.
+            let mut r = 0;
+            if sp.lmr
+                && depth >= sp.lmr_min_depth * ONE_PLY
+                && move_count >= sp.lmr_min_move as usize
+                && quiet
+                && !in_check
+                && !gives_check
+            {
+                r = self
+                    .lmr
+                    .get(d_plies, move_count)
+                    .min(new_depth - ONE_PLY)
+                    .max(0);
+            }
+
+            self.stack[ply].mv = Some(mv);
+            self.stack[ply].piece = piece;
+            self.stack[ply].capture = capture;
+            searched += 1;
+            let score = if searched == 1 {
+                -self.negamax(&child, -beta, -alpha, new_depth, ply + 1)
+            } else if algo == SearchAlgorithm::AlphaBeta {
+                // Plain alpha-beta: full windows; a reduced move that beats
+                // alpha is searched again at full depth.
+                let mut s = -self.negamax(&child, -beta, -alpha, new_depth - r, ply + 1);
+                if r > 0 && s > alpha && !self.aborted {
+                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1);
+                }
+                s
+            } else {
+                // PVS: prove later moves worse with a null window; re-search
+                // unreduced, then with the full window when they are not.
+                let mut s = -self.negamax(&child, -alpha - 1, -alpha, new_depth - r, ply + 1);
+                if r > 0 && s > alpha && !self.aborted {
+                    s = -self.negamax(&child, -alpha - 1, -alpha, new_depth, ply + 1);
+                }
+                if pv_node && s > alpha && s < beta && !self.aborted {
+                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1);
+                }
+                s
+            };
+            if self.aborted {
+                self.hashes.pop();
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    if root {
+                        self.root_best = Some((mv, score));
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.update_quiet_stats(
+                                board,
+                                ply,
+                                mv,
+                                depth,
+                                &quiets_tried[..n_quiets],
+                            );
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if quiet && n_quiets < quiets_tried.len() {
+                quiets_tried[n_quiets] = Some(mv);
+                n_quiets += 1;
+            }
+        }
+        self.hashes.pop();
+
+        if move_count == 0 {
+            return if excluded.is_some() {
+                alpha
+            } else if in_check {
+                -MATE + ply as i32
+            } else {
+                self.draw_value(board)
+            };
+        }
+        if searched == 0 {
+            // Everything was pruned (cannot happen with a searched first move,
+            // kept for safety): fail low with the static eval.
+            return alpha;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best_move.is_some() && pv_node {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(key, best_move, best, static_eval, d_plies, bound, ply);
+        best
+    }
+
+    fn update_quiet_stats(
+        &mut self,
+        board: &Board,
+        ply: usize,
+        mv: Move,
+        depth: i32,
+        tried: &[Option<Move>],
+    ) {
+        let sp = self.sp;
+        let us = board.side_to_move();
+        self.heur
+            .add_killer(ply, mv, sp.killer_count.clamp(0, 4) as usize);
+        if sp.history {
+            let d = depth / ONE_PLY;
+            let bonus = sp.history_bonus * d * d;
+            for m in tried.iter().flatten() {
+                self.heur.update_history(us, *m, -bonus, sp.history_max);
+            }
+            self.heur.update_history(us, mv, bonus, sp.history_max);
+        }
+        if sp.countermove && ply > 0 {
+            let f = self.stack[ply - 1];
+            if let (Some(p), Some(m)) = (f.piece, f.mv) {
+                self.heur.set_countermove(us, p, m.to, mv);
+            }
+        }
+    }
+
+    // Step 11: quiescence search.
+    fn qsearch(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize, qply: i32) -> i32 {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if self.check_abort() {
+            return 0;
+        }
+        let sp = self.sp;
+        let in_check = !board.checkers().is_empty();
+        if board.halfmove_clock() >= 100 || insufficient_material(board) {
+            return self.draw_value(board);
+        }
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                0
+            } else {
+                evaluate(board, self.ew)
+            };
+        }
+        let pv_node = beta - alpha > 1;
+        let key = board.hash();
+        let hit = self.tt.probe(key, ply);
+        if let Some(h) = hit {
+            if sp.tt_cutoffs && !pv_node && bound_cuts(h.bound, h.score, alpha, beta) {
+                return h.score;
+            }
+        }
+        let stand_pat = if in_check {
+            -INF
+        } else if let Some(h) = hit {
+            h.eval
+        } else {
+            evaluate(board, self.ew)
+        };
+        let mut best = stand_pat;
+        if !in_check {
+            // Stand pat: the side to move may decline every capture.
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+        }
+        let mode = if in_check {
+            PickMode::All
+        } else {
+            PickMode::Tactical {
+                checks: sp.qs_checks && qply == 0,
+            }
+        };
+        let tt_move = hit.and_then(|h| h.mv);
+        let mut picker = MovePicker::new(tt_move, mode);
+        let mut best_move = None;
+        let mut any = false;
+        while let Some(mv) = {
+            let ctx = self.order_ctx(ply);
+            picker.next(board, &ctx)
+        } {
+            any = true;
+            let victim = captured_piece(board, mv);
+            if !in_check && (victim.is_some() || mv.promotion.is_some()) {
+                // Delta pruning: even winning the victim cannot reach alpha.
+                if sp.delta_pruning && mv.promotion.is_none() {
+                    let gain = victim.map_or(0, |v| self.values[v as usize]);
+                    if stand_pat + gain + sp.delta_margin_cp <= alpha {
+                        continue;
+                    }
+                }
+                // SEE filter: skip captures that lose material.
+                if sp.qs_see_filter && !see_ge(board, mv, 0, &self.values) {
+                    continue;
+                }
+            }
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            self.stack[ply].mv = Some(mv);
+            self.stack[ply].piece = board.piece_on(mv.from);
+            self.stack[ply].capture = victim.is_some();
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, qply + 1);
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        if in_check && !any {
+            return -MATE + ply as i32;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best_move.is_some() && pv_node {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            best_move,
+            best,
+            if in_check { 0 } else { stand_pat },
+            0,
+            bound,
+            ply,
+        );
+        best
+    }
+}
+
+/// Neither side can mate: bare kings, or a single minor piece.
+pub fn insufficient_material(board: &Board) -> bool {
+    let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+    if !heavy.is_empty() {
+        return false;
+    }
+    let minors = board.pieces(Piece::Knight) | board.pieces(Piece::Bishop);
+    minors.len() <= 1
+}
+
+/// Whether a stored bound decides the node for the window.
+fn bound_cuts(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+        Bound::None => false,
+    }
+}
+
+/// Whether `side` has a piece other than pawns and the king (null move is
+/// unsafe in pawn endings: zugzwang).
+fn has_non_pawn_material(board: &Board, side: Color) -> bool {
+    let pk = board.pieces(Piece::Pawn) | board.pieces(Piece::King);
+    !(board.colors(side) & !pk).is_empty()
+}
+
+/// Number of legal moves.
+fn count_legal(board: &Board) -> usize {
+    let mut n = 0;
+    board.generate_moves(|pm| {
+        n += pm.len();
+        false
+    });
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_convert_to_uci_units() {
+        assert_eq!(Score::from_internal(37), Score::Cp(37));
+        assert_eq!(Score::from_internal(MATE - 1), Score::Mate(1));
+        assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
+        assert_eq!(Score::from_internal(-(MATE - 2)), Score::Mate(-1));
+        assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
+    }
+
+    #[test]
+    fn lmr_table_follows_the_parameters() {
+        let mut p = Params::default();
+        let mut s = Searcher::new(p.clone());
+        let before = s.lmr.get(10, 20);
+        assert!(
+            before > s.lmr.get(3, 4),
+            "reductions grow with depth and move number"
+        );
+        p.search.lmr_base += 100;
+        s.set_params(p.clone());
+        assert_eq!(s.lmr.get(10, 20), before + ONE_PLY);
+        p.search.lmr_divisor *= 2;
+        s.set_params(p);
+        assert!(s.lmr.get(10, 20) < before + ONE_PLY);
+    }
+
+    #[test]
+    fn insufficient_material_cases() {
+        for (fen, draw) in [
+            ("8/8/4k3/8/8/3K4/8/8 w - - 0 1", true),
+            ("8/8/4k3/8/8/3KN3/8/8 w - - 0 1", true),
+            ("8/8/4kb2/8/8/3K4/8/8 w - - 0 1", true),
+            ("8/8/4kb2/8/8/3KN3/8/8 w - - 0 1", false),
+            ("8/8/4k3/8/8/3KP3/8/8 w - - 0 1", false),
+        ] {
+            let b: Board = fen.parse().unwrap();
+            assert_eq!(insufficient_material(&b), draw, "{fen}");
+        }
+    }
+
+    #[test]
+    fn repetition_in_the_game_history_is_a_draw() {
+        // Shuffle knights back and forth: the start position repeats.
+        let mut pos = Position::startpos();
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+            pos.play_uci(m).unwrap();
+        }
+        // Black to move; f6g8 brings back the start position (plies 0 and 4),
+        // which the node after f6g8 must score as a draw.
+        let mut s = Searcher::new(Params::default());
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            depth: Some(1),
+            ..Limits::default()
+        };
+        let r = s.search(&pos, &limits, &stop, &mut |_| {});
+        assert!(r.best_move.is_some());
+        let mut board = pos.board().clone();
+        let mv = cozy_chess::util::parse_uci_move(&board, "f6g8").unwrap();
+        board.play_unchecked(mv);
+        let mut hashes: Vec<u64> = pos.history().to_vec();
+        hashes.push(pos.board().hash());
+        let worker_draw = {
+            let p = Params::default();
+            let mut tt = TransTable::new(1);
+            let mut heur = Heuristics::new();
+            let lmr = LmrTable::new(&p.search);
+            let w = Worker {
+                sp: &p.search,
+                ew: &p.eval,
+                tt: &mut tt,
+                heur: &mut heur,
+                lmr: &lmr,
+                values: [100, 300, 300, 500, 900, 20_000],
+                stop: &stop,
+                start: Instant::now(),
+                budget: TimeBudget::default(),
+                node_limit: u64::MAX,
+                nodes: 0,
+                seldepth: 0,
+                aborted: false,
+                hashes,
+                stack: vec![Frame::default(); MAX_PLY + 4],
+                root_best: None,
+                prev_best: None,
+                root_depth: 1,
+                root_stm: Color::Black,
+            };
+            w.draw_score(&board, 1)
+        };
+        assert_eq!(worker_draw, Some(0));
     }
 }

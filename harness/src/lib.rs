@@ -1,2 +1,15 @@
 //! Karsinta harness library.
+pub mod ab;
+pub mod build;
+pub mod config;
 pub mod engine;
+pub mod game;
+pub mod gate;
+pub mod ledger;
+pub mod openings;
+pub mod openings_gen;
+pub mod pgn;
+pub mod stats;
+pub mod summary;
+pub mod timecontrol;
+pub mod tournament;

@@ -1,29 +1,160 @@
-//! STUB: the evaluation; replaced by the evaluation work. API must stay.
+//! Static evaluation: a tapered (middlegame, endgame) sum of the weights in
+//! [`weights`], written once in `terms.rs` and generic over an [`EvalSink`]
+//! that decides where each term goes. [`evaluate`] sums a score (no
+//! allocation, the bookkeeping compiles away); [`trace`] records the
+//! coefficient of every weight for Texel tuning (see [`Trace`]).
+//!
+//! Terms (weights named in [`weights`]): material; piece-square tables;
+//! mobility by safe squares per piece type; pawn structure (doubled, isolated,
+//! backward, phalanx and supported by rank, passed by rank with free-path and
+//! king-distance terms); bishop pair; rooks and queens on open and half-open
+//! files, rook on the seventh; knight and bishop outposts; king shelter (pawn
+//! shield and storm) and king danger (attackers by type, attacked zone
+//! squares, weak squares, safe checks; non-linear); threats (pawn and minor
+//! attacks on pieces, rook on queen, hanging pieces); tempo.
+//!
+//! Score shape: `linear terms + king-safety (non-linear)`, then the endgame
+//! half is multiplied by a drawishness scale (out of 128, from the material
+//! configuration), then tapered by the game phase
+//! (`(mg * phase + eg * (24 - phase)) / 24`, phase 24 = all pieces on,
+//! knight/bishop 1, rook 2, queen 4). Everything is computed from White's view
+//! and negated for Black to move, so colour-flipped positions score the same.
+
+mod masks;
+mod terms;
+mod trace;
 pub mod weights;
 
-use cozy_chess::{Board, Color, Piece};
+use cozy_chess::{Board, BoardBuilder, Color, Square};
 
-use weights::EvalWeights;
+pub use trace::Trace;
+use weights::{EvalWeights, S};
+
+/// Phase of a position with all pieces on the board.
+pub const MAX_PHASE: i32 = 24;
+/// Denominator of the endgame scale factor (128 = no scaling).
+pub const SCALE_ONE: i32 = 128;
+/// Bound on the static evaluation, far below the search's mate scores, so
+/// that no weight set (each scalar is within +-5000) can fake a mate.
+pub const EVAL_LIMIT: i32 = 20_000;
+/// Cap on the middlegame king danger before squaring (keeps the penalty in
+/// range for extreme weights; default weights stay far below it).
+pub const DANGER_CAP: i32 = 4_000;
+
+/// Receiver of evaluation terms. Every term of the evaluation is reported
+/// through these calls, so one implementation can sum the score and another
+/// record coefficients.
+pub trait EvalSink {
+    /// A linear term: weight `w` (at flat index `idx` of the weight table)
+    /// entering with coefficient `coef`, counted White minus Black.
+    fn add(&mut self, idx: usize, w: S, coef: i32);
+    /// An inner linear part of the king danger of `king`'s side (its weight
+    /// is summed by the caller before the non-linear step).
+    fn add_danger(&mut self, king: Color, idx: usize, coef: i32);
+    /// A non-linear contribution, from White's view.
+    fn add_nonlinear(&mut self, v: S);
+}
+
+/// The summing sink behind [`evaluate`]: indices are ignored.
+struct ScoreSink {
+    total: S,
+}
+
+impl EvalSink for ScoreSink {
+    #[inline(always)]
+    fn add(&mut self, _idx: usize, w: S, coef: i32) {
+        self.total += w * coef;
+    }
+    #[inline(always)]
+    fn add_danger(&mut self, _king: Color, _idx: usize, _coef: i32) {}
+    #[inline(always)]
+    fn add_nonlinear(&mut self, v: S) {
+        self.total += v;
+    }
+}
 
 /// Static evaluation of `board` in centipawns from the side to move's view.
 pub fn evaluate(board: &Board, w: &EvalWeights) -> i32 {
-    let vals = [
-        w.material_pawn.0,
-        w.material_knight.0,
-        w.material_bishop.0,
-        w.material_rook.0,
-        w.material_queen.0,
-        0,
-    ];
-    let mut s = 0;
-    for p in Piece::ALL {
-        let white = (board.pieces(p) & board.colors(Color::White)).len() as i32;
-        let black = (board.pieces(p) & board.colors(Color::Black)).len() as i32;
-        s += vals[p as usize] * (white - black);
-    }
+    let white = evaluate_white(board, w);
     if board.side_to_move() == Color::White {
-        s
+        white
     } else {
-        -s
+        -white
     }
 }
+
+/// Static evaluation of `board` in centipawns from White's view.
+pub fn evaluate_white(board: &Board, w: &EvalWeights) -> i32 {
+    let mut sink = ScoreSink { total: S(0, 0) };
+    let shape = terms::evaluate_terms(board, w, &mut sink);
+    taper(sink.total, shape.phase, shape.eg_scale)
+}
+
+/// The coefficients of every weight in `board`'s evaluation (see [`Trace`]).
+pub fn trace(board: &Board, w: &EvalWeights) -> Trace {
+    trace::trace(board, w)
+}
+
+/// King-safety penalty (from the king owner's view, so <= 0) for a summed
+/// danger `d`: quadratic in the middlegame, linear in the endgame, and zero
+/// while the danger is negative.
+#[inline]
+pub fn king_danger_penalty(d: S) -> S {
+    let mg = d.0.clamp(0, DANGER_CAP);
+    let eg = d.1.clamp(0, 20 * EVAL_LIMIT);
+    S(-(mg * mg) / 720, -eg / 20)
+}
+
+/// Final step shared by [`evaluate`] and [`Trace::score`]: scale the endgame
+/// half by the stronger side's scale factor, then taper; a scale of 0 (the
+/// stronger side cannot win) makes the whole score 0. The stronger side is
+/// the sign of the endgame half, ties broken by the middlegame half. The
+/// result is clamped to `+-EVAL_LIMIT`.
+/// Divisions truncate toward zero, so the result is odd-symmetric in `s`
+/// (colour-flip safe).
+#[inline]
+pub fn taper(s: S, phase: i32, eg_scale: [i32; 2]) -> i32 {
+    let white_ahead = s.1 > 0 || (s.1 == 0 && s.0 > 0);
+    let scale = if white_ahead {
+        eg_scale[0]
+    } else {
+        eg_scale[1]
+    };
+    if scale == 0 {
+        return 0;
+    }
+    let eg = s.1 * scale / SCALE_ONE;
+    ((s.0 * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// The colour-flipped mirror of `board`: ranks flipped, colours swapped, the
+/// other side to move, castling rights and en passant carried over. A correct
+/// evaluation gives both the same score from the side to move's view.
+pub fn colour_flipped(board: &Board) -> Board {
+    let mut b = BoardBuilder::empty();
+    for s in Square::ALL {
+        b.board[s.flip_rank() as usize] = board
+            .piece_on(s)
+            .zip(board.color_on(s))
+            .map(|(p, c)| (p, !c));
+    }
+    b.side_to_move = !board.side_to_move();
+    for c in Color::ALL {
+        b.castle_rights[(!c) as usize] = *board.castle_rights(c);
+    }
+    b.en_passant = board.en_passant().map(|f| {
+        // The en passant target square is behind the pawn that just moved.
+        let rank = if board.side_to_move() == Color::White {
+            cozy_chess::Rank::Third
+        } else {
+            cozy_chess::Rank::Sixth
+        };
+        Square::new(f, rank)
+    });
+    b.halfmove_clock = board.halfmove_clock();
+    b.fullmove_number = board.fullmove_number();
+    b.build().expect("the mirror of a valid position is valid")
+}
+
+#[cfg(test)]
+mod tests;

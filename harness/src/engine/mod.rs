@@ -116,3 +116,39 @@ pub struct PlayerSpec {
     /// folder), if anywhere.
     pub stderr_log: Option<std::path::PathBuf>,
 }
+
+mod inprocess;
+mod process;
+mod uci;
+mod xboard;
+
+pub use inprocess::InProcessPlayer;
+pub use process::{cpu_usage, kill_all_children, live_children, CpuUsage};
+pub use uci::UciPlayer;
+pub use xboard::XboardPlayer;
+
+/// Build the player `spec` describes. External engines are started lazily
+/// by the first [`Player::new_game`] (so a crash at start is a game result,
+/// like any other crash); here only the spec is checked: the in-process
+/// player's options must name known parameters.
+pub fn start_player(spec: &PlayerSpec) -> Result<Box<dyn Player>, EngineError> {
+    Ok(match &spec.kind {
+        PlayerKind::Uci => Box::new(UciPlayer::new(spec.clone())),
+        PlayerKind::Xboard => Box::new(XboardPlayer::new(spec.clone())),
+        PlayerKind::InProcess(params) => Box::new(InProcessPlayer::new(
+            spec.name.clone(),
+            (**params).clone(),
+            &spec.options,
+        )?),
+    })
+}
+
+/// Start the player `spec` describes, run its handshake and one
+/// `new_game`, and stop it again: a check for the CLI before a match
+/// (wrong path, engine that does not speak the protocol, bad option).
+pub fn check_player(spec: &PlayerSpec) -> Result<(), EngineError> {
+    let mut player = start_player(spec)?;
+    let result = player.new_game();
+    player.quit();
+    result
+}

@@ -1,0 +1,181 @@
+//! Ablation: what each search technique is worth. Searches the bench
+//! positions ([`crate::bench::BENCH_FENS`]) to a fixed depth once with the
+//! given parameters and once per technique with only that technique changed
+//! (switched off, or for a default-off technique switched on), and prints
+//! nodes, nodes relative to the reference and time. A second, shallow table
+//! compares plain minimax with pure alpha-beta to show the alpha-beta saving.
+
+use std::io::Write;
+use std::time::Instant;
+
+use crate::bench::run_bench;
+use crate::Params;
+
+/// One row: a label and the `name: value` changes it applies.
+struct Variant {
+    label: &'static str,
+    changes: &'static [(&'static str, &'static str)],
+}
+
+const fn v(label: &'static str, changes: &'static [(&'static str, &'static str)]) -> Variant {
+    Variant { label, changes }
+}
+
+/// Every switchable technique, each turned off (or on, if off by default).
+const TECHNIQUES: &[Variant] = &[
+    v(
+        "search_algorithm=alphabeta",
+        &[("search_algorithm", "alphabeta")],
+    ),
+    v("search_algorithm=mtdf", &[("search_algorithm", "mtdf")]),
+    v("aspiration=false", &[("aspiration", "false")]),
+    v("tt_cutoffs=false", &[("tt_cutoffs", "false")]),
+    v("etc=false", &[("etc", "false")]),
+    v("iid=false", &[("iid", "false")]),
+    v("null_move=false", &[("null_move", "false")]),
+    v("rfp=false", &[("rfp", "false")]),
+    v("razoring=false", &[("razoring", "false")]),
+    v("futility=false", &[("futility", "false")]),
+    v("lmp=false", &[("lmp", "false")]),
+    v("see_prune=false", &[("see_prune", "false")]),
+    v("lmr=false", &[("lmr", "false")]),
+    v("ext_check=0", &[("ext_check", "0")]),
+    v("ext_one_reply=0", &[("ext_one_reply", "0")]),
+    v("ext_pawn_seventh=0", &[("ext_pawn_seventh", "0")]),
+    v("ext_recapture=0", &[("ext_recapture", "0")]),
+    v("singular=false", &[("singular", "false")]),
+    v("capture_order=see", &[("capture_order", "see")]),
+    v("capture_order=mvv_lva", &[("capture_order", "mvv_lva")]),
+    v("killer_count=0", &[("killer_count", "0")]),
+    v("history=false", &[("history", "false")]),
+    v("countermove=false", &[("countermove", "false")]),
+    v("qs_checks=true", &[("qs_checks", "true")]),
+    v("qs_checks=false", &[("qs_checks", "false")]),
+    v("delta_pruning=false", &[("delta_pruning", "false")]),
+    v("qs_see_filter=false", &[("qs_see_filter", "false")]),
+    v(
+        "mate_distance_pruning=false",
+        &[("mate_distance_pruning", "false")],
+    ),
+];
+
+/// Everything that prunes, reduces or extends, switched off: pure alpha-beta.
+pub const PURE_ALPHA_BETA: &[(&str, &str)] = &[
+    ("aspiration", "false"),
+    ("tt_cutoffs", "false"),
+    ("etc", "false"),
+    ("iid", "false"),
+    ("null_move", "false"),
+    ("rfp", "false"),
+    ("razoring", "false"),
+    ("futility", "false"),
+    ("lmp", "false"),
+    ("see_prune", "false"),
+    ("lmr", "false"),
+    ("ext_check", "0"),
+    ("ext_one_reply", "0"),
+    ("ext_pawn_seventh", "0"),
+    ("ext_recapture", "0"),
+    ("singular", "false"),
+    ("qs_checks", "false"),
+    ("delta_pruning", "false"),
+    ("qs_see_filter", "false"),
+];
+
+/// Deepest depth at which plain minimax is run.
+pub const MINIMAX_MAX_DEPTH: i32 = 3;
+
+fn with(params: &Params, changes: &[(&str, &str)]) -> Option<Params> {
+    let mut p = params.clone();
+    for (name, value) in changes {
+        p.set_by_name(name, value).ok()?;
+    }
+    Some(p)
+}
+
+fn row(
+    out: &mut dyn Write,
+    label: &str,
+    params: &Params,
+    depth: i32,
+    reference: Option<u64>,
+) -> u64 {
+    let start = Instant::now();
+    let r = run_bench(params, depth);
+    let ms = start.elapsed().as_millis();
+    let rel = reference.map_or(1.0, |n| r.nodes as f64 / n.max(1) as f64);
+    let _ = writeln!(out, "{label:<30} {:>12} {:>8.4} {:>9}", r.nodes, rel, ms);
+    r.nodes
+}
+
+/// Print the ablation tables for `params` at `depth` to `out`.
+pub fn run(params: &Params, depth: i32, out: &mut dyn Write) {
+    let _ = writeln!(
+        out,
+        "ablation over {} bench positions, depth {depth}",
+        crate::bench::BENCH_FENS.len()
+    );
+    let _ = writeln!(
+        out,
+        "{:<30} {:>12} {:>8} {:>9}",
+        "technique", "nodes", "relative", "time_ms"
+    );
+    let reference = row(out, "reference (given parameters)", params, depth, None);
+    for t in TECHNIQUES {
+        let Some(p) = with(params, t.changes) else {
+            continue;
+        };
+        if p == *params {
+            // Already the reference setting (e.g. the default-on variant).
+            continue;
+        }
+        row(out, t.label, &p, depth, Some(reference));
+    }
+    let shallow = depth.min(MINIMAX_MAX_DEPTH);
+    let _ = writeln!(out);
+    let _ = writeln!(out, "alpha-beta saving, depth {shallow}");
+    let _ = writeln!(
+        out,
+        "{:<30} {:>12} {:>8} {:>9}",
+        "algorithm", "nodes", "relative", "time_ms"
+    );
+    let minimax = with(params, &[("search_algorithm", "minimax")]).expect("valid setting");
+    let reference = row(out, "minimax", &minimax, shallow, None);
+    let mut pure = PURE_ALPHA_BETA.to_vec();
+    pure.push(("search_algorithm", "alphabeta"));
+    let ab = with(params, &pure).expect("valid settings");
+    row(out, "alphabeta (pure)", &ab, shallow, Some(reference));
+    row(
+        out,
+        "reference (given parameters)",
+        params,
+        shallow,
+        Some(reference),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_names_real_parameters() {
+        let p = Params::default();
+        for t in TECHNIQUES {
+            assert!(with(&p, t.changes).is_some(), "{}", t.label);
+        }
+        assert!(with(&p, PURE_ALPHA_BETA).is_some());
+        // Every boolean search switch has a row.
+        for s in crate::params::SearchParams::specs() {
+            if s.kind == crate::params::ParamKind::Bool {
+                assert!(
+                    TECHNIQUES
+                        .iter()
+                        .any(|t| t.changes.iter().any(|(n, _)| *n == s.name)),
+                    "{}",
+                    s.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Bitboard masks the evaluation needs beyond cozy-chess's attack tables:
+//! files, pawn spans and pawn attack sets, all as raw `u64` (bit 0 = a1,
+//! bit 63 = h8) and computed at compile time.
+
+/// The a-file.
+pub const FILE_A: u64 = 0x0101_0101_0101_0101;
+/// The h-file.
+pub const FILE_H: u64 = FILE_A << 7;
+
+/// All squares of file `file` (0 = a).
+pub const fn file_bb(file: usize) -> u64 {
+    FILE_A << file
+}
+
+/// Squares of the files next to `file`.
+pub const fn adjacent_files(file: usize) -> u64 {
+    let mut bb = 0;
+    if file > 0 {
+        bb |= file_bb(file - 1);
+    }
+    if file < 7 {
+        bb |= file_bb(file + 1);
+    }
+    bb
+}
+
+/// Squares on ranks strictly ahead of `rank` for White (`white`) or Black.
+pub const fn ranks_ahead(rank: usize, white: bool) -> u64 {
+    if white {
+        if rank == 7 {
+            0
+        } else {
+            !0u64 << (8 * (rank + 1))
+        }
+    } else {
+        (1u64 << (8 * rank)) - 1
+    }
+}
+
+const fn span_table(adjacent: bool, same: bool) -> [[u64; 64]; 2] {
+    let mut out = [[0; 64]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut sq = 0;
+        while sq < 64 {
+            let (file, rank) = (sq % 8, sq / 8);
+            let mut files = 0;
+            if adjacent {
+                files |= adjacent_files(file);
+            }
+            if same {
+                files |= file_bb(file);
+            }
+            out[c][sq] = files & ranks_ahead(rank, c == 0);
+            sq += 1;
+        }
+        c += 1;
+    }
+    out
+}
+
+/// `FRONT[colour][sq]`: squares ahead of `sq` on its file (a pawn's path).
+pub const FRONT: [[u64; 64]; 2] = span_table(false, true);
+/// `ATTACK_SPAN[colour][sq]`: squares ahead on the adjacent files, from which
+/// enemy pawns could attack `sq` or a square in front of it.
+pub const ATTACK_SPAN: [[u64; 64]; 2] = span_table(true, false);
+/// `PASSED_SPAN[colour][sq]`: a pawn on `sq` is passed if no enemy pawn is here.
+pub const PASSED_SPAN: [[u64; 64]; 2] = span_table(true, true);
+
+/// Squares attacked by the pawns `pawns` of White (`white`) or Black.
+#[inline]
+pub const fn pawn_attacks(pawns: u64, white: bool) -> u64 {
+    if white {
+        ((pawns & !FILE_A) << 7) | ((pawns & !FILE_H) << 9)
+    } else {
+        ((pawns & !FILE_A) >> 9) | ((pawns & !FILE_H) >> 7)
+    }
+}
+
+/// Chebyshev (king-move) distance between two square indices.
+#[inline]
+pub const fn distance(a: usize, b: usize) -> usize {
+    let df = (a % 8).abs_diff(b % 8);
+    let dr = (a / 8).abs_diff(b / 8);
+    if df > dr {
+        df
+    } else {
+        dr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_match_hand_computed_squares() {
+        // e4 (28): White's path is e5..e8, Black's e3..e1.
+        assert_eq!(FRONT[0][28], (1 << 36) | (1 << 44) | (1 << 52) | (1 << 60));
+        assert_eq!(FRONT[1][28], (1 << 20) | (1 << 12) | (1 << 4));
+        // a7 (48) for White: only b8 on the adjacent file ahead.
+        assert_eq!(ATTACK_SPAN[0][48], 1 << 57);
+        assert_eq!(PASSED_SPAN[0][48], (1 << 56) | (1 << 57));
+        assert_eq!(FRONT[0][60], 0, "nothing ahead of the eighth rank");
+    }
+
+    #[test]
+    fn pawn_attacks_do_not_wrap_files() {
+        // a2 (8) attacks b3 only; h2 (15) attacks g3 only.
+        assert_eq!(pawn_attacks(1 << 8, true), 1 << 17);
+        assert_eq!(pawn_attacks(1 << 15, true), 1 << 22);
+        // Black h7 (55) attacks g6 (46); a7 (48) attacks b6 (41).
+        assert_eq!(pawn_attacks(1 << 55, false), 1 << 46);
+        assert_eq!(pawn_attacks(1 << 48, false), 1 << 41);
+    }
+
+    #[test]
+    fn distance_is_king_moves() {
+        assert_eq!(distance(0, 63), 7);
+        assert_eq!(distance(28, 28), 0);
+        assert_eq!(distance(0, 9), 1);
+        assert_eq!(distance(0, 23), 7);
+    }
+}

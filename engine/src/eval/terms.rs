@@ -1,0 +1,426 @@
+//! The evaluation terms, written once. Each term calls the sink with its
+//! weight, the weight's flat index and a coefficient (+ for White, - for
+//! Black), so [`super::evaluate`] and [`super::trace`] share this code.
+//! Relies on cozy-chess for piece attacks and on [`super::masks`].
+
+use cozy_chess::{
+    get_bishop_moves, get_king_moves, get_knight_moves, get_rook_moves, BitBoard, Board, Color,
+    Piece, Square,
+};
+
+use super::masks::{
+    adjacent_files, distance, file_bb, pawn_attacks, ranks_ahead, ATTACK_SPAN, FRONT, PASSED_SPAN,
+};
+use super::weights::{EvalWeights, IDX, S};
+use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
+
+/// What the final tapering step needs besides the summed terms.
+pub(crate) struct Shape {
+    pub phase: i32,
+    /// Endgame scale (out of [`SCALE_ONE`]) if White, resp. Black, is ahead.
+    pub eg_scale: [i32; 2],
+}
+
+/// One side's pieces as raw bitboards.
+struct Side {
+    pawns: u64,
+    knights: u64,
+    bishops: u64,
+    rooks: u64,
+    queens: u64,
+    all: u64,
+    king: usize,
+}
+
+impl Side {
+    fn new(board: &Board, c: Color) -> Side {
+        let p = |piece| board.colored_pieces(c, piece).0;
+        Side {
+            pawns: p(Piece::Pawn),
+            knights: p(Piece::Knight),
+            bishops: p(Piece::Bishop),
+            rooks: p(Piece::Rook),
+            queens: p(Piece::Queen),
+            all: board.colors(c).0,
+            king: board.king(c) as usize,
+        }
+    }
+
+    /// Non-pawn material in pawn units (N = B = 3, R = 5, Q = 9).
+    fn minor_major_units(&self) -> i32 {
+        3 * cnt(self.knights | self.bishops) + 5 * cnt(self.rooks) + 9 * cnt(self.queens)
+    }
+}
+
+#[inline(always)]
+fn cnt(b: u64) -> i32 {
+    b.count_ones() as i32
+}
+
+#[inline(always)]
+fn bits(mut b: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if b == 0 {
+            None
+        } else {
+            let sq = b.trailing_zeros() as usize;
+            b &= b - 1;
+            Some(sq)
+        }
+    })
+}
+
+#[inline(always)]
+fn sq(i: usize) -> Square {
+    Square::index(i)
+}
+
+const DARK_SQUARES: u64 = BitBoard::DARK_SQUARES.0;
+
+/// Attack sets by piece kind gathered while scoring the pieces; the threat
+/// and king-danger terms need both sides' complete sets.
+#[derive(Default)]
+struct Attacks {
+    /// Knight, bishop, rook, queen attacks.
+    by: [u64; 4],
+    all: u64,
+    /// Pieces per kind (N, B, R, Q) attacking the enemy king zone.
+    king_attackers: [i32; 4],
+    /// Sum over those pieces of the king-zone squares they attack.
+    king_zone_attacks: i32,
+}
+
+/// Evaluate all terms of `board` into `sink`.
+pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: &mut K) -> Shape {
+    let sides = [
+        Side::new(board, Color::White),
+        Side::new(board, Color::Black),
+    ];
+    let occ = board.occupied().0;
+    let pawn_att = [
+        pawn_attacks(sides[0].pawns, true),
+        pawn_attacks(sides[1].pawns, false),
+    ];
+    let king_att = [
+        get_king_moves(sq(sides[0].king)).0,
+        get_king_moves(sq(sides[1].king)).0,
+    ];
+    let king_zone = [
+        king_att[0] | 1 << sides[0].king,
+        king_att[1] | 1 << sides[1].king,
+    ];
+    let mut att = [Attacks::default(), Attacks::default()];
+
+    for c in 0..2 {
+        let (us, them) = (&sides[c], &sides[1 - c]);
+        let white = c == 0;
+        let sign = if white { 1 } else { -1 };
+        // Square index as seen from White (Black's board flipped by ranks).
+        let rel = |s: usize| if white { s } else { s ^ 56 };
+        let rel_rank = |s: usize| if white { s / 8 } else { 7 - s / 8 };
+
+        // Material.
+        sink.add(IDX.material_pawn, w.material_pawn, sign * cnt(us.pawns));
+        sink.add(
+            IDX.material_knight,
+            w.material_knight,
+            sign * cnt(us.knights),
+        );
+        sink.add(
+            IDX.material_bishop,
+            w.material_bishop,
+            sign * cnt(us.bishops),
+        );
+        sink.add(IDX.material_rook, w.material_rook, sign * cnt(us.rooks));
+        sink.add(IDX.material_queen, w.material_queen, sign * cnt(us.queens));
+        if cnt(us.bishops) >= 2 {
+            sink.add(IDX.bishop_pair, w.bishop_pair, sign);
+        }
+
+        // Pawns: square table and structure.
+        for s in bits(us.pawns) {
+            let i = rel(s) - 8;
+            sink.add(IDX.psqt_pawn + i, w.psqt_pawn[i], sign);
+            let (file, rank, rr) = (s % 8, s / 8, rel_rank(s));
+            let front = FRONT[c][s];
+            let adjacent = adjacent_files(file) & us.pawns;
+            if us.pawns & front != 0 {
+                sink.add(IDX.pawn_doubled, w.pawn_doubled, sign);
+            }
+            if adjacent == 0 {
+                sink.add(IDX.pawn_isolated, w.pawn_isolated, sign);
+            } else {
+                let stop = if white { s + 8 } else { s - 8 };
+                let behind_or_level = adjacent & !ranks_ahead(rank, white);
+                if behind_or_level == 0 && pawn_att[1 - c] & (1 << stop) != 0 {
+                    sink.add(IDX.pawn_backward, w.pawn_backward, sign);
+                }
+            }
+            if adjacent & (0xFF << (8 * rank)) != 0 {
+                let i = rr - 1;
+                sink.add(IDX.pawn_phalanx + i, w.pawn_phalanx[i], sign);
+            }
+            if pawn_att[c] & (1 << s) != 0 {
+                let i = rr - 2;
+                sink.add(IDX.pawn_supported + i, w.pawn_supported[i], sign);
+            }
+            if them.pawns & PASSED_SPAN[c][s] == 0 && us.pawns & front == 0 {
+                let i = rr - 1;
+                sink.add(IDX.passed_pawn + i, w.passed_pawn[i], sign);
+                if occ & front == 0 {
+                    sink.add(IDX.passed_free_path + i, w.passed_free_path[i], sign);
+                }
+                let stop = if white { s + 8 } else { s - 8 };
+                let own = distance(us.king, stop);
+                sink.add(
+                    IDX.passed_own_king_dist + own,
+                    w.passed_own_king_dist[own],
+                    sign,
+                );
+                let enemy = distance(them.king, stop);
+                sink.add(
+                    IDX.passed_enemy_king_dist + enemy,
+                    w.passed_enemy_king_dist[enemy],
+                    sign,
+                );
+            }
+        }
+
+        // Pieces: square tables, mobility, files, outposts, king attacks.
+        let area = !(us.pawns | 1 << us.king | pawn_att[1 - c]);
+        let outpost_ranks = if white {
+            0x0000_FFFF_FF00_0000
+        } else {
+            0x0000_00FF_FFFF_0000
+        };
+        let a = &mut att[c];
+        let zone = king_zone[1 - c];
+        let note_king_attack = |a: &mut Attacks, kind: usize, attacks: u64| {
+            if attacks & zone != 0 {
+                a.king_attackers[kind] += 1;
+                a.king_zone_attacks += cnt(attacks & zone);
+            }
+        };
+        for s in bits(us.knights) {
+            let i = rel(s);
+            sink.add(IDX.psqt_knight + i, w.psqt_knight[i], sign);
+            let attacks = get_knight_moves(sq(s)).0;
+            a.by[0] |= attacks;
+            let m = cnt(attacks & area) as usize;
+            sink.add(IDX.mobility_knight + m, w.mobility_knight[m], sign);
+            if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
+                sink.add(IDX.knight_outpost, w.knight_outpost, sign);
+            }
+            note_king_attack(a, 0, attacks);
+        }
+        for s in bits(us.bishops) {
+            let i = rel(s);
+            sink.add(IDX.psqt_bishop + i, w.psqt_bishop[i], sign);
+            let attacks = get_bishop_moves(sq(s), BitBoard(occ)).0;
+            a.by[1] |= attacks;
+            let m = cnt(attacks & area) as usize;
+            sink.add(IDX.mobility_bishop + m, w.mobility_bishop[m], sign);
+            if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
+                sink.add(IDX.bishop_outpost, w.bishop_outpost, sign);
+            }
+            note_king_attack(a, 1, attacks);
+        }
+        let (seventh, eighth) = if white { (6, 7) } else { (1, 0) };
+        let seventh_matters = them.king / 8 == eighth || them.pawns & (0xFF << (8 * seventh)) != 0;
+        for s in bits(us.rooks) {
+            let i = rel(s);
+            sink.add(IDX.psqt_rook + i, w.psqt_rook[i], sign);
+            let attacks = get_rook_moves(sq(s), BitBoard(occ)).0;
+            a.by[2] |= attacks;
+            let m = cnt(attacks & area) as usize;
+            sink.add(IDX.mobility_rook + m, w.mobility_rook[m], sign);
+            let file = file_bb(s % 8);
+            if (us.pawns | them.pawns) & file == 0 {
+                sink.add(IDX.rook_open_file, w.rook_open_file, sign);
+            } else if us.pawns & file == 0 {
+                sink.add(IDX.rook_half_open_file, w.rook_half_open_file, sign);
+            }
+            if s / 8 == seventh && seventh_matters {
+                sink.add(IDX.rook_on_seventh, w.rook_on_seventh, sign);
+            }
+            note_king_attack(a, 2, attacks);
+        }
+        for s in bits(us.queens) {
+            let i = rel(s);
+            sink.add(IDX.psqt_queen + i, w.psqt_queen[i], sign);
+            let attacks =
+                get_rook_moves(sq(s), BitBoard(occ)).0 | get_bishop_moves(sq(s), BitBoard(occ)).0;
+            a.by[3] |= attacks;
+            let m = cnt(attacks & area) as usize;
+            sink.add(IDX.mobility_queen + m, w.mobility_queen[m], sign);
+            let file = file_bb(s % 8);
+            if (us.pawns | them.pawns) & file == 0 {
+                sink.add(IDX.queen_open_file, w.queen_open_file, sign);
+            } else if us.pawns & file == 0 {
+                sink.add(IDX.queen_half_open_file, w.queen_half_open_file, sign);
+            }
+            note_king_attack(a, 3, attacks);
+        }
+        a.all = a.by[0] | a.by[1] | a.by[2] | a.by[3] | pawn_att[c] | king_att[c];
+
+        // King: square table and pawn shelter on its file and the two beside
+        // it (shifted inward on the edge, so always three files).
+        let k = us.king;
+        let i = rel(k);
+        sink.add(IDX.psqt_king + i, w.psqt_king[i], sign);
+        let centre = (k % 8).clamp(1, 6);
+        let ahead = ranks_ahead(k / 8, white);
+        for f in centre - 1..=centre + 1 {
+            let span = ahead & file_bb(f);
+            let nearest = |b: u64| {
+                let s = if white {
+                    b.trailing_zeros() as usize
+                } else {
+                    63 - b.leading_zeros() as usize
+                };
+                (s / 8).abs_diff(k / 8)
+            };
+            let own = us.pawns & span;
+            let shield = if own == 0 { 3 } else { nearest(own).min(3) - 1 };
+            sink.add(IDX.king_shield + shield, w.king_shield[shield], sign);
+            let enemy = them.pawns & span;
+            if enemy != 0 {
+                let storm = nearest(enemy).min(4) - 1;
+                sink.add(IDX.pawn_storm + storm, w.pawn_storm[storm], sign);
+            }
+        }
+    }
+
+    // Threats, from the attacker's side.
+    for c in 0..2 {
+        let (them, a, d) = (&sides[1 - c], &att[c], &att[1 - c]);
+        let sign = if c == 0 { 1 } else { -1 };
+        let victims = [them.knights, them.bishops, them.rooks, them.queens];
+        for (i, v) in victims.into_iter().enumerate() {
+            let n = cnt(pawn_att[c] & v);
+            if n != 0 {
+                sink.add(IDX.threat_by_pawn + i, w.threat_by_pawn[i], sign * n);
+            }
+        }
+        let minor = a.by[0] | a.by[1];
+        for (i, v) in [them.rooks, them.queens].into_iter().enumerate() {
+            let n = cnt(minor & v);
+            if n != 0 {
+                sink.add(IDX.threat_by_minor + i, w.threat_by_minor[i], sign * n);
+            }
+        }
+        let n = cnt(a.by[2] & them.queens);
+        if n != 0 {
+            sink.add(IDX.threat_rook_on_queen, w.threat_rook_on_queen, sign * n);
+        }
+        let pieces = them.knights | them.bishops | them.rooks | them.queens;
+        let n = cnt(a.all & pieces & !d.all);
+        if n != 0 {
+            sink.add(IDX.threat_hanging, w.threat_hanging, sign * n);
+        }
+    }
+
+    // King danger (non-linear): only once enough pieces join the attack.
+    for k in 0..2 {
+        let (def, atk) = (&sides[k], &sides[1 - k]);
+        let (da, aa) = (&att[k], &att[1 - k]);
+        let attackers: i32 = aa.king_attackers.iter().sum();
+        let has_queen = atk.queens != 0;
+        if attackers <= 1 - has_queen as i32 {
+            continue;
+        }
+        let king = if k == 0 { Color::White } else { Color::Black };
+        let mut d = S(0, 0);
+        let mut danger = |idx: usize, weight: S, coef: i32| {
+            if coef != 0 {
+                d += weight * coef;
+                sink.add_danger(king, idx, coef);
+            }
+        };
+        for i in 0..4 {
+            danger(
+                IDX.king_attacker + i,
+                w.king_attacker[i],
+                aa.king_attackers[i],
+            );
+        }
+        danger(
+            IDX.king_zone_attacks,
+            w.king_zone_attacks,
+            aa.king_zone_attacks,
+        );
+        let solid = pawn_att[k] | da.by[0] | da.by[1] | da.by[2];
+        let weak = king_zone[k] & aa.all & !solid;
+        danger(IDX.king_weak_squares, w.king_weak_squares, cnt(weak));
+        let safe = !atk.all & !da.all;
+        let ksq = sq(def.king);
+        let bishop_rays = get_bishop_moves(ksq, BitBoard(occ)).0;
+        let rook_rays = get_rook_moves(ksq, BitBoard(occ)).0;
+        let checks = [
+            get_knight_moves(ksq).0 & aa.by[0],
+            bishop_rays & aa.by[1],
+            rook_rays & aa.by[2],
+            (bishop_rays | rook_rays) & aa.by[3],
+        ];
+        for (i, ch) in checks.into_iter().enumerate() {
+            danger(
+                IDX.king_safe_check + i,
+                w.king_safe_check[i],
+                cnt(ch & safe),
+            );
+        }
+        danger(
+            IDX.king_danger_no_queen,
+            w.king_danger_no_queen,
+            !has_queen as i32,
+        );
+        danger(IDX.king_danger_base, w.king_danger_base, 1);
+        let penalty = king_danger_penalty(d);
+        sink.add_nonlinear(if k == 0 { penalty } else { -penalty });
+    }
+
+    let stm = if board.side_to_move() == Color::White {
+        1
+    } else {
+        -1
+    };
+    sink.add(IDX.tempo, w.tempo, stm);
+
+    let minors = cnt(sides[0].knights | sides[0].bishops | sides[1].knights | sides[1].bishops);
+    let rooks = cnt(sides[0].rooks | sides[1].rooks);
+    let queens = cnt(sides[0].queens | sides[1].queens);
+    Shape {
+        phase: (minors + 2 * rooks + 4 * queens).min(MAX_PHASE),
+        eg_scale: [
+            eg_scale(&sides[0], &sides[1]),
+            eg_scale(&sides[1], &sides[0]),
+        ],
+    }
+}
+
+/// Endgame scale (out of [`SCALE_ONE`]) when `strong` is ahead: material
+/// configurations in which the extra material rarely wins.
+fn eg_scale(strong: &Side, weak: &Side) -> i32 {
+    let (s, w) = (strong.minor_major_units(), weak.minor_major_units());
+    if strong.pawns == 0 {
+        // A lone minor (or nothing) cannot mate; two knights cannot force it.
+        if s <= 3 || (strong.knights.count_ones() == 2 && s == 6 && weak.pawns == 0) {
+            return 0;
+        }
+        // Up at most a minor with no pawns left: usually a draw.
+        if s - w <= 3 {
+            return SCALE_ONE / 8;
+        }
+    }
+    let opposite_bishops = strong.bishops.count_ones() == 1
+        && weak.bishops.count_ones() == 1
+        && ((strong.bishops & DARK_SQUARES) == 0) != ((weak.bishops & DARK_SQUARES) == 0);
+    if opposite_bishops {
+        return if s == 3 && w == 3 {
+            SCALE_ONE / 2
+        } else {
+            SCALE_ONE * 7 / 8
+        };
+    }
+    SCALE_ONE
+}

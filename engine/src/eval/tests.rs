@@ -1,0 +1,235 @@
+//! Unit tests of the evaluation: symmetry, trace reconstruction, sanity of
+//! individual terms on hand-made positions.
+
+use cozy_chess::Board;
+
+use super::weights::{EvalWeights, IDX, S};
+use super::*;
+
+/// Varied positions: openings, middlegames, tactics, endgames, drawish
+/// material, en passant and castling rights.
+pub(super) const FENS: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+    "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2",
+    "rnbqkbnr/pppp1ppp/8/8/3Pp3/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 3",
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
+    "2r2rk1/1bqnbppp/p2ppn2/1p6/3NP3/1BN1BP2/PPPQ2PP/2KR3R w - - 0 13",
+    "r1b2rk1/2q1bppp/p2p1n2/np2p3/3PP3/5N1P/PPBN1PP1/R1BQR1K1 b - - 0 13",
+    "6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1",
+    "8/8/4k3/8/8/2B5/4K3/8 w - - 0 1",
+    "8/8/4k3/8/2N1N3/8/4K3/8 b - - 0 1",
+    "8/5k2/3b2p1/1p1P4/1P3P2/3B2K1/8/8 w - - 0 1",
+    "8/5k2/4b1p1/1p1P4/1P3P2/3B2K1/8/8 w - - 0 1",
+    "8/P7/8/8/8/8/6k1/K7 w - - 0 1",
+    "8/8/8/8/8/8/P5k1/K7 w - - 0 1",
+    "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
+    "3rr1k1/pp3pp1/1qn2n1p/2p5/2P5/1PN2N1P/P3QPP1/3RR1K1 w - - 0 20",
+    "r2q1rk1/ppp2ppp/2n1bn2/2bpp3/4P3/2PP1NP1/PP1NBPBP/R2Q1RK1 w - - 0 9",
+    "6k1/pp3ppp/8/3R4/8/8/PP3PPP/6K1 b - - 0 30",
+    "1k6/1pp5/p7/8/8/P7/1PP5/1K6 w - - 0 40",
+    "r1bqk2r/pppp1Npp/2n2n2/2b1p3/2B1P3/8/PPPP1PPP/RNBQK2R b KQkq - 0 5",
+    "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+    "2kr3r/ppp2ppp/2n5/2b1q3/4P1b1/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 12",
+    "8/1k6/8/8/3R4/8/8/3rK3 w - - 0 60",
+    "8/8/2k5/5p2/5P2/2K5/8/8 b - - 0 50",
+    "rnbqkb1r/pp1p1ppp/4pn2/2pP4/2P5/8/PP2PPPP/RNBQKBNR w KQkq c6 0 4",
+    "4rrk1/1b3ppp/p7/1p2q3/3Nn3/1B2P3/PP3PPP/2RQ1RK1 b - - 3 22",
+];
+
+fn board(fen: &str) -> Board {
+    fen.parse()
+        .unwrap_or_else(|e| panic!("bad test FEN {fen}: {e:?}"))
+}
+
+fn eval(fen: &str) -> i32 {
+    evaluate(&board(fen), &EvalWeights::default())
+}
+
+#[test]
+fn colour_flip_gives_the_same_score() {
+    let w = EvalWeights::default();
+    for fen in FENS {
+        let b = board(fen);
+        let m = colour_flipped(&b);
+        assert_ne!(b.side_to_move(), m.side_to_move());
+        assert_eq!(evaluate(&b, &w), evaluate(&m, &w), "{fen} vs {m}");
+        assert_eq!(evaluate_white(&b, &w), -evaluate_white(&m, &w), "{fen}");
+    }
+}
+
+#[test]
+fn colour_flip_is_an_involution() {
+    for fen in FENS {
+        let b = board(fen);
+        assert_eq!(
+            format!("{}", colour_flipped(&colour_flipped(&b))),
+            format!("{b}")
+        );
+    }
+}
+
+#[test]
+fn trace_reconstructs_the_score() {
+    let w = EvalWeights::default();
+    for fen in FENS {
+        let b = board(fen);
+        let t = trace(&b, &w);
+        assert_eq!(t.score(&w), evaluate(&b, &w), "{fen}");
+        assert_eq!(t.score_white(&w), evaluate_white(&b, &w), "{fen}");
+        assert_eq!(t.king_safety(&w), t.nonlinear, "{fen}");
+    }
+}
+
+#[test]
+fn trace_follows_changed_weights() {
+    // Re-scoring a trace under other weights must match evaluating with them.
+    let mut w = EvalWeights {
+        material_knight: S(400, 250),
+        ..EvalWeights::default()
+    };
+    w.king_attacker[3] = S(60, 30);
+    w.pawn_storm[1] = S(-40, -10);
+    w.psqt_king[6] = S(50, -50);
+    let base = EvalWeights::default();
+    for fen in FENS {
+        let b = board(fen);
+        let t = trace(&b, &base);
+        assert_eq!(t.score(&w), evaluate(&b, &w), "{fen}");
+    }
+}
+
+#[test]
+fn trace_is_sparse_and_counts_material() {
+    let w = EvalWeights::default();
+    let t = trace(&board("4k3/8/8/8/8/8/8/3QK3 b - - 0 1"), &w);
+    let coef = |idx: usize| {
+        t.coefs
+            .iter()
+            .find(|&&(i, _)| i as usize == idx)
+            .map(|&(_, c)| c)
+    };
+    assert_eq!(coef(IDX.material_queen), Some(1));
+    assert_eq!(
+        coef(IDX.material_pawn),
+        None,
+        "zero coefficients are left out"
+    );
+    assert_eq!(coef(IDX.tempo), Some(-1), "Black to move");
+    assert_eq!(t.phase, 4);
+    assert!(
+        t.coefs.windows(2).all(|p| p[0].0 < p[1].0),
+        "sorted by index"
+    );
+}
+
+#[test]
+fn extra_material_is_good() {
+    let start = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert!(start.abs() < 40, "start position roughly equal: {start}");
+    let no_black_queen = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert!(no_black_queen > start + 700, "{no_black_queen}");
+    let no_white_knight = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1");
+    assert!(no_white_knight < start - 200, "{no_white_knight}");
+}
+
+#[test]
+fn advanced_passed_pawn_is_worth_more() {
+    let seventh = eval("8/P7/8/8/8/8/6k1/K7 w - - 0 1");
+    let second = eval("8/8/8/8/8/8/P5k1/K7 w - - 0 1");
+    assert!(seventh > second + 100, "7th {seventh} vs 2nd {second}");
+}
+
+#[test]
+fn doubled_and_isolated_pawns_are_penalised() {
+    let healthy = eval("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1");
+    let doubled = eval("4k3/8/8/8/8/4P3/4P3/4K3 w - - 0 1");
+    assert!(doubled < healthy - 20, "doubled {doubled} vs {healthy}");
+    let isolated = eval("4k3/8/8/8/8/8/2P1P3/4K3 w - - 0 1");
+    assert!(isolated < healthy, "isolated {isolated} vs {healthy}");
+}
+
+#[test]
+fn drawish_material_is_scaled_down() {
+    assert_eq!(eval("8/8/4k3/8/8/2B5/4K3/8 w - - 0 1"), 0, "lone bishop");
+    assert_eq!(eval("8/8/4k3/8/2N1N3/8/4K3/8 b - - 0 1"), 0, "two knights");
+    let w = EvalWeights::default();
+    // Bishops d6 (dark) and d3 (light), then e6 (light) and d3.
+    let ocb = board("8/5k2/3b2p1/1p1P4/1P3P2/3B2K1/8/8 w - - 0 1");
+    let same = board("8/5k2/4b1p1/1p1P4/1P3P2/3B2K1/8/8 w - - 0 1");
+    assert_eq!(trace(&ocb, &w).eg_scale, [64, 64]);
+    assert_eq!(trace(&same, &w).eg_scale, [128, 128]);
+    let t = trace(&ocb, &w);
+    let unscaled = taper(t.linear(&w) + t.nonlinear, t.phase, [128, 128]);
+    assert!(
+        evaluate_white(&ocb, &w).abs() < unscaled.abs(),
+        "{unscaled}"
+    );
+    assert!(
+        eval("8/8/4k3/8/8/8/3QK3/8 w - - 0 1") > 800,
+        "a queen still wins"
+    );
+}
+
+#[test]
+fn open_king_is_in_danger() {
+    // White's king shelter destroyed, Black's pieces aiming at it.
+    let safe = eval("r1b2rk1/pp3ppp/2n1pq2/3p4/3P4/2PBPN2/PP3PPP/R2Q1RK1 w - - 0 1");
+    let exposed = eval("r1b2rk1/pp3ppp/2n1pq2/3p4/3P4/2PBPN2/PP3P2/R2Q1RK1 w - - 0 1");
+    assert!(exposed < safe - 40, "exposed {exposed} vs safe {safe}");
+    let t = trace(
+        &board("r1b2rk1/pp3ppp/2n1p3/3p3q/3P2n1/2PBP3/PP3P2/R2Q1RK1 w - - 0 1"),
+        &EvalWeights::default(),
+    );
+    assert!(
+        !t.danger[0].is_empty(),
+        "attack on the white king is traced"
+    );
+    assert!(t.nonlinear.0 < 0, "and costs White: {:?}", t.nonlinear);
+}
+
+#[test]
+fn tempo_is_for_the_side_to_move() {
+    let w = EvalWeights::default();
+    let white = board("4k3/4p3/8/8/8/8/4P3/4K3 w - - 0 1");
+    let black = board("4k3/4p3/8/8/8/8/4P3/4K3 b - - 0 1");
+    assert_eq!(evaluate(&white, &w), evaluate(&black, &w));
+    assert_eq!(
+        evaluate_white(&white, &w) - evaluate_white(&black, &w),
+        w.tempo.1 * 2
+    );
+}
+
+#[test]
+fn taper_and_penalty_are_odd_symmetric() {
+    for s in [S(7, -13), S(-100, 55), S(1, 1), S(0, -1)] {
+        for phase in [0, 5, 24] {
+            assert_eq!(taper(s, phase, [64, 128]), -taper(-s, phase, [128, 64]));
+            assert_eq!(taper(s, phase, [0, 128]), -taper(-s, phase, [128, 0]));
+        }
+    }
+    assert_eq!(king_danger_penalty(S(-50, -50)), S(0, 0));
+    assert_eq!(king_danger_penalty(S(720, 200)), S(-720, -10));
+}
+
+#[test]
+fn extreme_weights_stay_below_mate_scores() {
+    // Every scalar at the table's bound: no overflow, bounded, still exact.
+    let mut w = EvalWeights::default();
+    for i in 0..super::weights::NUM_WEIGHTS {
+        *w.pair_mut(i) = S(super::weights::WEIGHT_MAX, super::weights::WEIGHT_MAX);
+    }
+    for fen in FENS
+        .iter()
+        .chain(&["k7/8/8/8/8/8/1QQQQQ1Q/2QQQQQK w - - 0 1"])
+    {
+        let b = board(fen);
+        let v = evaluate(&b, &w);
+        assert!(v.abs() <= EVAL_LIMIT, "{fen}: {v}");
+        assert_eq!(trace(&b, &w).score(&w), v, "{fen}");
+    }
+}

@@ -1,0 +1,530 @@
+//! Move ordering (search step 10) and the quiet-move heuristics it reads:
+//! history, killers and countermoves.
+//!
+//! The picker is staged: the transposition-table move is tried before any
+//! generation (often it cuts off alone); then all legal moves are generated
+//! once and handed out best score first. The score bands give exactly the
+//! order the parameters describe:
+//! 1. the TT move;
+//! 2. good captures and queen promotions (MVV-LVA, or SEE >= 0 when
+//!    `capture_order = see`);
+//! 3. killers (slot 0 first, `killer_count` slots);
+//! 4. the countermove (`countermove`);
+//! 5. other quiet moves by history (`history`; generation order when off);
+//! 6. losing captures (SEE order only);
+//! 7. under-promotions.
+//!
+//! Equal scores keep generation order, so the order is deterministic.
+
+use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
+
+use crate::params::{CaptureOrder, SearchParams};
+use crate::see::{captured_piece, is_en_passant, see, PieceValues};
+use crate::tt::MAX_PLY;
+
+/// No chess position has more than 218 legal moves.
+pub const MAX_MOVES: usize = 218;
+
+const GOOD_CAPTURE: i32 = 2_000_000;
+const KILLER: i32 = 1_000_000;
+const COUNTER: i32 = 900_000;
+const BAD_CAPTURE: i32 = -1_000_000;
+const UNDER_PROMOTION: i32 = -2_000_000;
+
+/// A fixed-capacity move list with a score per move (no allocation).
+pub struct MoveList {
+    moves: [Move; MAX_MOVES],
+    scores: [i32; MAX_MOVES],
+    len: usize,
+}
+
+const NULL_MOVE: Move = Move {
+    from: Square::A1,
+    to: Square::A1,
+    promotion: None,
+};
+
+impl MoveList {
+    /// An empty list.
+    pub fn new() -> Self {
+        MoveList {
+            moves: [NULL_MOVE; MAX_MOVES],
+            scores: [0; MAX_MOVES],
+            len: 0,
+        }
+    }
+    /// Number of moves.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The moves.
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+    fn push(&mut self, mv: Move) {
+        self.moves[self.len] = mv;
+        self.len += 1;
+    }
+}
+
+/// All legal moves of `board` in generation order.
+pub fn legal_moves(board: &Board) -> MoveList {
+    let mut list = MoveList::new();
+    board.generate_moves(|pm| {
+        for mv in pm {
+            list.push(mv);
+        }
+        false
+    });
+    list
+}
+
+/// Quiet-move ordering state kept between searches until `new_game`.
+pub struct Heuristics {
+    /// Butterfly history, indexed by [`Heuristics::hist_index`].
+    history: Vec<i32>,
+    /// Killer moves per ply, most recent first.
+    pub killers: [[Option<Move>; 4]; MAX_PLY + 2],
+    /// Countermove per (side, piece, destination) of the previous move.
+    counter: Vec<Option<Move>>,
+}
+
+impl Heuristics {
+    /// Empty tables.
+    pub fn new() -> Self {
+        Heuristics {
+            history: vec![0; 2 * 64 * 64],
+            killers: [[None; 4]; MAX_PLY + 2],
+            counter: vec![None; 2 * 6 * 64],
+        }
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        self.history.fill(0);
+        self.killers = [[None; 4]; MAX_PLY + 2];
+        self.counter.fill(None);
+    }
+
+    fn hist_index(side: Color, mv: Move) -> usize {
+        side as usize * 4096 + mv.from as usize * 64 + mv.to as usize
+    }
+
+    /// History score of a quiet move.
+    pub fn history(&self, side: Color, mv: Move) -> i32 {
+        self.history[Self::hist_index(side, mv)]
+    }
+
+    /// Reward (`bonus > 0`) or punish a quiet move; values saturate towards
+    /// `max` ("history gravity"), so old information fades.
+    pub fn update_history(&mut self, side: Color, mv: Move, bonus: i32, max: i32) {
+        let h = &mut self.history[Self::hist_index(side, mv)];
+        let b = bonus.clamp(-max, max);
+        *h += b - *h * b.abs() / max;
+    }
+
+    /// Remember a quiet move that caused a cutoff at `ply`.
+    pub fn add_killer(&mut self, ply: usize, mv: Move, count: usize) {
+        if count == 0 {
+            return;
+        }
+        let k = &mut self.killers[ply];
+        if k[0] == Some(mv) {
+            return;
+        }
+        let count = count.min(4);
+        // Shift down, dropping a duplicate further down if present.
+        let pos = k[..count]
+            .iter()
+            .position(|&m| m == Some(mv))
+            .unwrap_or(count - 1);
+        for i in (1..=pos).rev() {
+            k[i] = k[i - 1];
+        }
+        k[0] = Some(mv);
+    }
+
+    fn counter_index(side: Color, piece: Piece, to: Square) -> usize {
+        side as usize * 384 + piece as usize * 64 + to as usize
+    }
+
+    /// The stored reply to the opponent's `piece` arriving on `to`.
+    pub fn countermove(&self, side: Color, piece: Piece, to: Square) -> Option<Move> {
+        self.counter[Self::counter_index(side, piece, to)]
+    }
+
+    /// Store `mv` as the reply to the opponent's `piece` arriving on `to`.
+    pub fn set_countermove(&mut self, side: Color, piece: Piece, to: Square, mv: Move) {
+        self.counter[Self::counter_index(side, piece, to)] = Some(mv);
+    }
+}
+
+/// Whether `mv` is neither a capture nor a promotion.
+pub fn is_quiet(board: &Board, mv: Move) -> bool {
+    mv.promotion.is_none() && captured_piece(board, mv).is_none()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stage {
+    TtMove,
+    Generate,
+    Rest,
+}
+
+/// What to generate.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PickMode {
+    /// Every legal move (main search, and evasions in quiescence).
+    All,
+    /// Captures and queen promotions; with `checks`, quiet checks too.
+    Tactical { checks: bool },
+}
+
+/// Everything the picker reads to score moves.
+pub struct OrderCtx<'a> {
+    pub params: &'a SearchParams,
+    pub heur: &'a Heuristics,
+    pub values: &'a PieceValues,
+    pub ply: usize,
+    /// The opponent's last move (piece, destination), for countermoves.
+    pub prev: Option<(Piece, Square)>,
+}
+
+/// Staged move picker for one node.
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Option<Move>,
+    mode: PickMode,
+    list: MoveList,
+    idx: usize,
+}
+
+impl MovePicker {
+    /// A picker that tries `tt_move` first (when legal).
+    pub fn new(tt_move: Option<Move>, mode: PickMode) -> Self {
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move,
+            mode,
+            list: MoveList::new(),
+            idx: 0,
+        }
+    }
+
+    /// Next move in order, or `None` when exhausted.
+    pub fn next(&mut self, board: &Board, ctx: &OrderCtx) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::Generate;
+                    if let Some(mv) = self.tt_move {
+                        if board.is_legal(mv) && self.mode_allows(board, mv) {
+                            return Some(mv);
+                        }
+                        self.tt_move = None;
+                    }
+                }
+                Stage::Generate => {
+                    self.generate(board, ctx);
+                    self.stage = Stage::Rest;
+                }
+                Stage::Rest => {
+                    if self.idx >= self.list.len {
+                        return None;
+                    }
+                    let mut best = self.idx;
+                    for i in self.idx + 1..self.list.len {
+                        if self.list.scores[i] > self.list.scores[best] {
+                            best = i;
+                        }
+                    }
+                    self.list.moves.swap(self.idx, best);
+                    self.list.scores.swap(self.idx, best);
+                    let mv = self.list.moves[self.idx];
+                    self.idx += 1;
+                    return Some(mv);
+                }
+            }
+        }
+    }
+
+    fn mode_allows(&self, board: &Board, mv: Move) -> bool {
+        match self.mode {
+            PickMode::All => true,
+            PickMode::Tactical { checks } => {
+                mv.promotion == Some(Piece::Queen)
+                    || captured_piece(board, mv).is_some()
+                    || (checks && gives_check(board, mv))
+            }
+        }
+    }
+
+    fn generate(&mut self, board: &Board, ctx: &OrderCtx) {
+        let us = board.side_to_move();
+        let them = board.colors(!us);
+        let list = &mut self.list;
+        let tt_move = self.tt_move;
+        match self.mode {
+            PickMode::All => {
+                board.generate_moves(|pm| {
+                    for mv in pm {
+                        if Some(mv) != tt_move {
+                            list.push(mv);
+                        }
+                    }
+                    false
+                });
+            }
+            PickMode::Tactical { checks } => {
+                let ep = board.en_passant().map_or(BitBoard::EMPTY, |f| {
+                    Square::new(f, Rank::Sixth.relative_to(us)).bitboard()
+                });
+                let promo_rank = Rank::Eighth.relative_to(us).bitboard();
+                board.generate_moves(|mut pm| {
+                    if !checks {
+                        pm.to &= if pm.piece == Piece::Pawn {
+                            them | ep | promo_rank
+                        } else {
+                            them
+                        };
+                    }
+                    for mv in pm {
+                        if Some(mv) == tt_move {
+                            continue;
+                        }
+                        let tactical = (mv.promotion.is_none() && them.has(mv.to))
+                            || mv.promotion == Some(Piece::Queen)
+                            || (pm.piece == Piece::Pawn && ep.has(mv.to));
+                        if tactical || (checks && mv.promotion.is_none() && gives_check(board, mv))
+                        {
+                            list.push(mv);
+                        }
+                    }
+                    false
+                });
+            }
+        }
+        for i in 0..self.list.len {
+            self.list.scores[i] = score_move(board, self.list.moves[i], ctx);
+        }
+    }
+}
+
+/// Whether playing `mv` gives check.
+pub fn gives_check(board: &Board, mv: Move) -> bool {
+    let mut b = board.clone();
+    b.play_unchecked(mv);
+    !b.checkers().is_empty()
+}
+
+fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
+    let p = ctx.params;
+    let victim = captured_piece(board, mv);
+    if let Some(promo) = mv.promotion {
+        if promo != Piece::Queen {
+            return UNDER_PROMOTION + promo as i32;
+        }
+    }
+    if victim.is_some() || mv.promotion.is_some() {
+        return match p.capture_order {
+            CaptureOrder::MvvLva => {
+                let v = victim.map_or(0, |v| ctx.values[v as usize])
+                    + mv.promotion.map_or(0, |q| ctx.values[q as usize]);
+                let attacker = board.piece_on(mv.from).map_or(0, |a| a as i32);
+                GOOD_CAPTURE + v * 8 - attacker
+            }
+            CaptureOrder::See => {
+                let s = see(board, mv, ctx.values);
+                if s >= 0 {
+                    GOOD_CAPTURE + s
+                } else {
+                    BAD_CAPTURE + s
+                }
+            }
+        };
+    }
+    let _ = is_en_passant;
+    let count = p.killer_count.clamp(0, 4) as usize;
+    let killers = &ctx.heur.killers[ctx.ply];
+    for (i, k) in killers.iter().take(count).enumerate() {
+        if *k == Some(mv) {
+            return KILLER - i as i32;
+        }
+    }
+    let us = board.side_to_move();
+    if p.countermove {
+        if let Some((piece, to)) = ctx.prev {
+            if ctx.heur.countermove(us, piece, to) == Some(mv) {
+                return COUNTER;
+            }
+        }
+    }
+    if p.history {
+        ctx.heur.history(us, mv)
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V: PieceValues = [100, 300, 300, 500, 900, 20_000];
+
+    fn all_picked(
+        board: &Board,
+        tt: Option<Move>,
+        mode: PickMode,
+        heur: &Heuristics,
+        p: &SearchParams,
+    ) -> Vec<Move> {
+        let ctx = OrderCtx {
+            params: p,
+            heur,
+            values: &V,
+            ply: 3,
+            prev: None,
+        };
+        let mut picker = MovePicker::new(tt, mode);
+        let mut out = Vec::new();
+        while let Some(mv) = picker.next(board, &ctx) {
+            out.push(mv);
+        }
+        out
+    }
+
+    const FENS: [&str; 4] = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    ];
+
+    #[test]
+    fn picker_yields_exactly_the_legal_moves() {
+        let heur = Heuristics::new();
+        let p = SearchParams::default();
+        for fen in FENS {
+            let board: Board = fen.parse().unwrap();
+            let legal = legal_moves(&board);
+            let tt = Some(legal.as_slice()[legal.len() / 2]);
+            for tt in [None, tt, Some("a1a1".parse().unwrap())] {
+                let mut got = all_picked(&board, tt, PickMode::All, &heur, &p);
+                if let Some(t) = tt.filter(|&t| board.is_legal(t)) {
+                    assert_eq!(got[0], t);
+                }
+                let mut want = legal.as_slice().to_vec();
+                got.sort_by_key(|m| m.to_string());
+                want.sort_by_key(|m| m.to_string());
+                assert_eq!(got, want, "{fen}");
+            }
+            // Tactical mode: exactly the captures and queen promotions.
+            let mut got = all_picked(
+                &board,
+                None,
+                PickMode::Tactical { checks: false },
+                &heur,
+                &p,
+            );
+            let mut want: Vec<Move> = legal
+                .as_slice()
+                .iter()
+                .copied()
+                .filter(|&m| {
+                    captured_piece(&board, m).is_some() || m.promotion == Some(Piece::Queen)
+                })
+                .filter(|&m| m.promotion.is_none() || m.promotion == Some(Piece::Queen))
+                .collect();
+            got.sort_by_key(|m| m.to_string());
+            want.sort_by_key(|m| m.to_string());
+            assert_eq!(got, want, "{fen}");
+            // With checks: plus the quiet checking moves.
+            let got = all_picked(&board, None, PickMode::Tactical { checks: true }, &heur, &p);
+            let quiet_checks = legal
+                .as_slice()
+                .iter()
+                .filter(|&&m| {
+                    m.promotion.is_none()
+                        && captured_piece(&board, m).is_none()
+                        && gives_check(&board, m)
+                })
+                .count();
+            assert_eq!(got.len(), want.len() + quiet_checks, "{fen}");
+        }
+    }
+
+    #[test]
+    fn order_follows_the_parameters() {
+        let board: Board = FENS[0].parse().unwrap();
+        let mut heur = Heuristics::new();
+        let k0: Move = "a2a3".parse().unwrap();
+        let k1: Move = "g2g3".parse().unwrap();
+        let hist: Move = "b2b3".parse().unwrap();
+        heur.add_killer(3, k1, 2);
+        heur.add_killer(3, k0, 2);
+        heur.update_history(Color::White, hist, 500, 16384);
+        let mut p = SearchParams::default();
+        let order = all_picked(&board, None, PickMode::All, &heur, &p);
+        let caps = order
+            .iter()
+            .take_while(|&&m| captured_piece(&board, m).is_some())
+            .count();
+        assert_eq!(
+            caps,
+            legal_moves(&board)
+                .as_slice()
+                .iter()
+                .filter(|&&m| captured_piece(&board, m).is_some())
+                .count()
+        );
+        // MVV-LVA: the first capture takes the most valuable victim.
+        assert_eq!(order[0].to_string(), "e2a6"); // bishop takes bishop
+        assert_eq!(&order[caps..caps + 3], &[k0, k1, hist]);
+        p.killer_count = 1;
+        let order = all_picked(&board, None, PickMode::All, &heur, &p);
+        assert_eq!(&order[caps..caps + 2], &[k0, hist]);
+        p.history = false;
+        let order = all_picked(&board, None, PickMode::All, &heur, &p);
+        assert_eq!(order[caps], k0);
+        assert_ne!(order[caps + 1], hist);
+        // SEE ordering puts the losing capture after all quiets.
+        p.capture_order = CaptureOrder::See;
+        let order = all_picked(&board, None, PickMode::All, &heur, &p);
+        let last_capture = order
+            .iter()
+            .rposition(|&m| captured_piece(&board, m).is_some())
+            .unwrap();
+        assert!(last_capture > caps + 5);
+        assert!(see(&board, order[last_capture], &V) < 0);
+    }
+
+    #[test]
+    fn killers_shift_and_dedupe() {
+        let mut h = Heuristics::new();
+        let m = |s: &str| s.parse::<Move>().unwrap();
+        h.add_killer(0, m("a2a3"), 3);
+        h.add_killer(0, m("b2b3"), 3);
+        h.add_killer(0, m("c2c3"), 3);
+        h.add_killer(0, m("a2a3"), 3);
+        assert_eq!(
+            h.killers[0][..3],
+            [Some(m("a2a3")), Some(m("c2c3")), Some(m("b2b3"))]
+        );
+        h.add_killer(0, m("d2d3"), 3);
+        assert_eq!(
+            h.killers[0][..3],
+            [Some(m("d2d3")), Some(m("a2a3")), Some(m("c2c3"))]
+        );
+        // History saturates at the bound.
+        for _ in 0..100 {
+            h.update_history(Color::Black, m("e7e5"), 4000, 16384);
+        }
+        let v = h.history(Color::Black, m("e7e5"));
+        assert!(v > 15_000 && v <= 16_384, "{v}");
+    }
+}

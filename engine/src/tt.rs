@@ -1,0 +1,296 @@
+//! Transposition table: a fixed-size hash table of search results keyed by
+//! the board's Zobrist hash (cozy-chess keeps it incrementally).
+//!
+//! Entries live in clusters of four (one 64-byte cache line). Replacement
+//! prefers the same position, then an empty slot, then the entry with the
+//! lowest `depth - age` worth. Mate scores are stored relative to the node
+//! ("mate in N from here") and converted back by ply on probe, so a mate found
+//! through a transposition keeps its correct distance from the root.
+
+use cozy_chess::{Move, Piece, Square};
+
+/// Scores at or beyond this magnitude are mates (see [`crate::search`]).
+pub const MATE: i32 = 31_000;
+/// Longest search path; scores within this many plies of `MATE` are mates.
+pub const MAX_PLY: usize = 128;
+/// Lowest magnitude of a mate score.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+
+/// What a stored score says about the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Nothing stored.
+    None = 0,
+    /// True value <= score (fail low).
+    Upper = 1,
+    /// True value >= score (fail high).
+    Lower = 2,
+    /// True value == score.
+    Exact = 3,
+}
+
+impl Bound {
+    fn from_bits(b: u8) -> Bound {
+        match b & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            3 => Bound::Exact,
+            _ => Bound::None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    mv: u16,
+    score: i16,
+    eval: i16,
+    depth: i8,
+    /// Generation (upper 6 bits) and bound (lower 2 bits).
+    gen_bound: u8,
+}
+
+const CLUSTER: usize = 4;
+type Cluster = [Entry; CLUSTER];
+const GEN_STEP: u8 = 4;
+
+/// A successful probe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtHit {
+    pub mv: Option<Move>,
+    /// Score already adjusted to the probing node's ply.
+    pub score: i32,
+    pub eval: i32,
+    /// Remaining depth in whole plies the score was searched to.
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+/// The table. Single-threaded: the searcher owns it.
+pub struct TransTable {
+    clusters: Vec<Cluster>,
+    generation: u8,
+}
+
+/// Pack a move into 16 bits: from | to << 6 | promotion << 12.
+pub fn pack_move(mv: Move) -> u16 {
+    let promo = mv.promotion.map_or(0, |p| p as u16);
+    mv.from as u16 | (mv.to as u16) << 6 | promo << 12
+}
+
+/// Inverse of [`pack_move`]; `None` for the empty code 0.
+pub fn unpack_move(code: u16) -> Option<Move> {
+    if code == 0 {
+        return None;
+    }
+    let promo = (code >> 12) & 7;
+    Some(Move {
+        from: Square::index((code & 63) as usize),
+        to: Square::index(((code >> 6) & 63) as usize),
+        promotion: if promo == 0 {
+            None
+        } else {
+            Piece::try_index(promo as usize)
+        },
+    })
+}
+
+/// Make a mate score relative to the node at `ply` (for storing).
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// Make a stored mate score relative to the root again (for probing).
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl TransTable {
+    /// A table of about `mb` megabytes (at least one cluster).
+    pub fn new(mb: usize) -> Self {
+        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Cluster>()).max(1);
+        TransTable {
+            clusters: vec![[Entry::default(); CLUSTER]; n],
+            generation: 0,
+        }
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        self.clusters.fill([Entry::default(); CLUSTER]);
+        self.generation = 0;
+    }
+
+    /// Start a new search: entries from older searches age.
+    pub fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(GEN_STEP);
+    }
+
+    fn index(&self, key: u64) -> usize {
+        // Multiply-shift maps the key uniformly onto any table size.
+        ((key as u128 * self.clusters.len() as u128) >> 64) as usize
+    }
+
+    /// Look up `key`; the score is converted from node-relative mate distance
+    /// to root-relative using `ply`.
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
+        let cluster = &self.clusters[self.index(key)];
+        cluster
+            .iter()
+            .find(|e| e.key == key && e.gen_bound & 3 != 0)
+            .map(|e| TtHit {
+                mv: unpack_move(e.mv),
+                score: score_from_tt(e.score as i32, ply),
+                eval: e.eval as i32,
+                depth: e.depth as i32,
+                bound: Bound::from_bits(e.gen_bound),
+            })
+    }
+
+    /// Store a result. `depth` is in whole plies, `score` root-relative.
+    pub fn store(
+        &mut self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        ply: usize,
+    ) {
+        let generation = self.generation;
+        let idx = self.index(key);
+        let cluster = &mut self.clusters[idx];
+        let age = |e: &Entry| (generation.wrapping_sub(e.gen_bound & !3) / GEN_STEP) as i32;
+        let mut victim = 0;
+        let mut worst = i32::MAX;
+        for (i, e) in cluster.iter().enumerate() {
+            if e.key == key || e.gen_bound & 3 == 0 {
+                victim = i;
+                break;
+            }
+            // Deep entries from the current search are worth keeping; old
+            // ones lose two plies of worth per search of age.
+            let worth = e.depth as i32 - 2 * age(e);
+            if worth < worst {
+                worst = worth;
+                victim = i;
+            }
+        }
+        let e = &mut cluster[victim];
+        let same = e.key == key;
+        // Keep a deeper exact-ish result of the same position from this search
+        // unless the new one is exact.
+        if same
+            && bound != Bound::Exact
+            && age(e) == 0
+            && e.depth as i32 > depth + 2
+            && Bound::from_bits(e.gen_bound) != Bound::None
+        {
+            return;
+        }
+        let packed = match mv {
+            Some(m) => pack_move(m),
+            None if same => e.mv,
+            None => 0,
+        };
+        *e = Entry {
+            key,
+            mv: packed,
+            score: score_to_tt(score, ply).clamp(-32_000, 32_000) as i16,
+            eval: eval.clamp(-32_000, 32_000) as i16,
+            depth: depth.clamp(-1, 127) as i8,
+            gen_bound: generation | bound as u8,
+        };
+    }
+
+    /// Permille of the first thousand slots used by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let mut used = 0u32;
+        let mut total = 0;
+        for c in self.clusters.iter().take(1000 / CLUSTER) {
+            for e in c {
+                total += 1;
+                if e.gen_bound & 3 != 0 && e.gen_bound & !3 == self.generation {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000).checked_div(total).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_packing_round_trips() {
+        for text in ["e2e4", "a7a8q", "h2h1n", "e1h1", "b7c8r", "g1f3"] {
+            let mv: Move = text.parse().unwrap();
+            assert_eq!(unpack_move(pack_move(mv)), Some(mv), "{text}");
+        }
+        assert_eq!(unpack_move(0), None);
+    }
+
+    #[test]
+    fn mate_scores_are_adjusted_by_ply() {
+        let mut tt = TransTable::new(1);
+        // Found at ply 5: mate in 3 plies from that node = MATE - 8 from root.
+        let score = MATE - 8;
+        tt.store(42, None, score, 0, 4, Bound::Exact, 5);
+        // Probed at ply 9 through a transposition: still mate 3 plies away.
+        let hit = tt.probe(42, 9).unwrap();
+        assert_eq!(hit.score, MATE - 12);
+        assert_eq!(MATE - hit.score - 9, 3);
+        // Being mated works the same way.
+        tt.store(43, None, -(MATE - 6), 0, 4, Bound::Upper, 2);
+        assert_eq!(tt.probe(43, 0).unwrap().score, -(MATE - 4));
+        // Normal scores are untouched.
+        tt.store(44, None, 123, 7, 4, Bound::Lower, 30);
+        let hit = tt.probe(44, 3).unwrap();
+        assert_eq!(
+            (hit.score, hit.eval, hit.depth, hit.bound),
+            (123, 7, 4, Bound::Lower)
+        );
+    }
+
+    #[test]
+    fn replacement_prefers_deep_and_current() {
+        let mut tt = TransTable::new(1);
+        let n = tt.clusters.len() as u128;
+        // Keys that land in the same cluster: same high product bits.
+        let keys: Vec<u64> = (0..6u64)
+            .map(|i| ((1u128 << 64) / n * 3) as u64 + i)
+            .collect();
+        assert!(keys.iter().all(|&k| tt.index(k) == tt.index(keys[0])));
+        for (i, &k) in keys.iter().take(4).enumerate() {
+            tt.store(k, None, 0, 0, 10 - i as i32, Bound::Exact, 0);
+        }
+        // The shallowest (depth 7, keys[3]) is replaced first.
+        tt.store(keys[4], None, 0, 0, 1, Bound::Exact, 0);
+        assert!(tt.probe(keys[3], 0).is_none());
+        assert!(tt.probe(keys[0], 0).is_some());
+        // After many searches, old deep entries give way.
+        for _ in 0..10 {
+            tt.new_search();
+        }
+        tt.store(keys[5], None, 0, 0, 1, Bound::Exact, 0);
+        assert!(tt.probe(keys[5], 0).is_some());
+        // One entry of the first thousand slots is from this search.
+        assert_eq!(tt.hashfull(), 1);
+    }
+}

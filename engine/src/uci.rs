@@ -1,0 +1,673 @@
+//! The UCI front end: translates protocol text into calls on [`Position`],
+//! [`Searcher`] and [`Params`] and their results back into text. It owns no
+//! chess logic.
+//!
+//! The loop reads lines (as bytes, so invalid UTF-8 cannot stop it) from any
+//! `BufRead` and writes whole lines to a shared writer. Searches run on their
+//! own thread, which hands the [`Searcher`] back when it finishes, so `stop`,
+//! `isready` and `quit` are answered while searching. Option changes made
+//! during a search are applied at the next `go`. Every `go` gets exactly one
+//! `bestmove`; bad input gets `info string error: ...` and changes nothing.
+
+use std::io::{BufRead, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::perft::perft_divide_until;
+use crate::position::{legal_moves, move_to_uci, parse_uci_move};
+use crate::search::{Limits, Score, SearchInfo, SearchResult, Searcher};
+use crate::{Params, Position};
+
+/// Engine name as reported by `uci`.
+pub const ENGINE_NAME: &str = concat!("Karsinta ", env!("CARGO_PKG_VERSION"));
+/// Engine author as reported by `uci`.
+pub const ENGINE_AUTHOR: &str = "the Karsinta authors";
+/// Default transposition table size (MiB), the `Hash` option.
+pub const HASH_DEFAULT_MB: usize = 16;
+/// Smallest allowed `Hash` (MiB).
+pub const HASH_MIN_MB: usize = 1;
+/// Largest allowed `Hash` (MiB).
+pub const HASH_MAX_MB: usize = 4096;
+/// Stack of the search thread.
+const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// A writer shared by the input loop and the search thread. Each protocol
+/// line is written and flushed under the lock, so lines never interleave.
+#[derive(Clone)]
+pub struct SharedWriter(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl SharedWriter {
+    /// Share any writer (a test buffer, a pipe).
+    pub fn new(w: impl Write + Send + 'static) -> Self {
+        SharedWriter(Arc::new(Mutex::new(Box::new(w))))
+    }
+
+    /// Standard output.
+    pub fn stdout() -> Self {
+        Self::new(std::io::stdout())
+    }
+
+    /// Write one line (a newline is added) and flush. Output errors are
+    /// ignored: a GUI that closed its end cannot be told anything anyway.
+    pub fn line(&self, text: &str) {
+        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(w, "{text}");
+        let _ = w.flush();
+    }
+}
+
+/// A search in flight: its thread returns the searcher when done.
+struct Running {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Option<Searcher>>,
+}
+
+/// The protocol state between commands.
+pub struct UciEngine {
+    out: SharedWriter,
+    params: Params,
+    hash_mb: usize,
+    position: Position,
+    /// `None` while a search thread holds it.
+    searcher: Option<Searcher>,
+    running: Option<Running>,
+    /// Changes to apply before the next search (made while one was running).
+    pending_params: bool,
+    pending_hash: bool,
+    pending_clear: bool,
+}
+
+/// Run the UCI loop until `quit` or end of input, then stop any search and
+/// return once its `bestmove` is written.
+pub fn run<R: BufRead>(input: R, out: SharedWriter, params: Params) {
+    let mut engine = UciEngine::new(out, params);
+    engine.run(input);
+}
+
+impl UciEngine {
+    /// A fresh engine at the start position with `params` and default Hash.
+    pub fn new(out: SharedWriter, params: Params) -> Self {
+        let searcher = Searcher::new(params.clone());
+        UciEngine {
+            out,
+            params,
+            hash_mb: HASH_DEFAULT_MB,
+            position: Position::startpos(),
+            searcher: Some(searcher),
+            running: None,
+            pending_params: false,
+            pending_hash: true,
+            pending_clear: false,
+        }
+    }
+
+    /// The current parameter set (as changed by `setoption`).
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Read and handle lines until `quit` or end of input.
+    pub fn run<R: BufRead>(&mut self, mut input: R) {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+            let line = String::from_utf8_lossy(&buf);
+            if !self.handle_line(&line) {
+                break;
+            }
+        }
+        self.stop_search();
+    }
+
+    /// Handle one input line; returns false on `quit`.
+    pub fn handle_line(&mut self, line: &str) -> bool {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some(&cmd) = tokens.first() else {
+            return true;
+        };
+        let args = &tokens[1..];
+        self.reap_finished();
+        match cmd {
+            "uci" => self.cmd_uci(),
+            "isready" => self.out.line("readyok"),
+            "ucinewgame" => {
+                self.pending_clear = true;
+                self.apply_pending();
+            }
+            "position" => self.cmd_position(args),
+            "go" => self.cmd_go(args),
+            "stop" => {
+                if let Some(r) = &self.running {
+                    r.stop.store(true, Ordering::SeqCst);
+                }
+            }
+            "quit" => return false,
+            "setoption" => self.cmd_setoption(args),
+            "d" => self.cmd_display(),
+            "eval" => self.cmd_eval(),
+            // Accepted and ignored: no debug output, no registration, no pondering.
+            "debug" | "register" | "ponderhit" => {}
+            other => self.error(&format!("unknown command '{}'", sanitize(other))),
+        }
+        true
+    }
+
+    fn error(&self, msg: &str) {
+        self.out.line(&format!("info string error: {msg}"));
+    }
+
+    fn cmd_uci(&self) {
+        self.out.line(&format!("id name {ENGINE_NAME}"));
+        self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+        self.out.line(&format!(
+            "option name Hash type spin default {HASH_DEFAULT_MB} min {HASH_MIN_MB} max {HASH_MAX_MB}"
+        ));
+        self.out.line("option name Clear Hash type button");
+        for line in self.params.uci_options() {
+            self.out.line(&line);
+        }
+        self.out.line("uciok");
+    }
+
+    fn cmd_position(&mut self, args: &[&str]) {
+        match parse_position(args) {
+            Ok(pos) => self.position = pos,
+            Err(msg) => self.error(&format!("{msg} (position unchanged)")),
+        }
+    }
+
+    fn cmd_setoption(&mut self, args: &[&str]) {
+        // setoption name <id with spaces> [value <text with spaces>]
+        if args.first() != Some(&"name") {
+            return self.error("setoption needs 'name <id> [value <x>]'");
+        }
+        let value_at = args.iter().position(|&t| t == "value");
+        let name = args[1..value_at.unwrap_or(args.len())].join(" ");
+        let value = value_at.map(|i| args[i + 1..].join(" "));
+        if name.is_empty() {
+            return self.error("setoption without an option name");
+        }
+        if name.eq_ignore_ascii_case("Hash") {
+            let parsed = value.as_deref().and_then(|v| v.parse::<usize>().ok());
+            match parsed {
+                Some(mb) if (HASH_MIN_MB..=HASH_MAX_MB).contains(&mb) => {
+                    self.hash_mb = mb;
+                    self.pending_hash = true;
+                }
+                _ => self.error(&format!(
+                    "option Hash: invalid value '{}' (allowed: {HASH_MIN_MB}..={HASH_MAX_MB})",
+                    sanitize(value.as_deref().unwrap_or(""))
+                )),
+            }
+        } else if name.eq_ignore_ascii_case("Clear Hash") {
+            self.pending_clear = true;
+        } else {
+            let Some(value) = value else {
+                return self.error(&format!("option '{}' needs a value", sanitize(&name)));
+            };
+            match self.params.set_by_name(&name, &value) {
+                Ok(()) => self.pending_params = true,
+                Err(e) => return self.error(&sanitize(&e.to_string())),
+            }
+        }
+        self.apply_pending();
+    }
+
+    fn cmd_display(&self) {
+        for line in self.position.pretty().lines() {
+            self.out.line(line);
+        }
+        self.out.line(&format!("Fen: {}", self.position.to_fen()));
+        self.out.line(&format!("Key: {:016x}", self.position.key()));
+        self.out
+            .line(&format!("State: {:?}", self.position.state()));
+    }
+
+    fn cmd_eval(&self) {
+        let cp = crate::eval::evaluate(self.position.board(), &self.params.eval);
+        self.out
+            .line(&format!("info string eval {cp} cp (side to move)"));
+    }
+
+    /// Apply option changes to the searcher if no search holds it.
+    fn apply_pending(&mut self) {
+        let Some(s) = self.searcher.as_mut() else {
+            return;
+        };
+        if self.pending_params {
+            s.set_params(self.params.clone());
+            self.pending_params = false;
+        }
+        if self.pending_hash {
+            s.set_hash_mb(self.hash_mb);
+            self.pending_hash = false;
+        }
+        if self.pending_clear {
+            s.new_game();
+            self.pending_clear = false;
+        }
+    }
+
+    /// Take the searcher back from a search thread that has finished.
+    fn reap_finished(&mut self) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.handle.is_finished())
+        {
+            self.join_search();
+        }
+    }
+
+    /// Stop a running search (its `bestmove` is still written) and wait for it.
+    pub fn stop_search(&mut self) {
+        if let Some(r) = &self.running {
+            r.stop.store(true, Ordering::SeqCst);
+        }
+        self.join_search();
+    }
+
+    fn join_search(&mut self) {
+        if let Some(r) = self.running.take() {
+            let returned = r.handle.join().ok().flatten();
+            // A perft leaves the searcher here; a search hands it back, unless
+            // it panicked, in which case start afresh.
+            if self.searcher.is_none() {
+                self.searcher = Some(returned.unwrap_or_else(|| {
+                    self.pending_hash = true;
+                    Searcher::new(self.params.clone())
+                }));
+            }
+            self.apply_pending();
+        }
+    }
+
+    fn cmd_go(&mut self, args: &[&str]) {
+        // A new `go` while searching: finish the old search first.
+        self.stop_search();
+        self.apply_pending();
+        let GoCommand {
+            limits,
+            perft,
+            errors,
+        } = parse_go(args);
+        for e in errors {
+            self.error(&e);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let out = self.out.clone();
+        let pos = self.position.clone();
+        let thread_stop = Arc::clone(&stop);
+        // The search recurses deeply; give it room beyond the 2 MiB default.
+        let builder = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK_BYTES);
+        let spawned = if let Some(depth) = perft {
+            builder.spawn(move || {
+                run_perft(&pos, depth, &thread_stop, &out);
+                None
+            })
+        } else {
+            let mut searcher = self.searcher.take().expect("searcher present when idle");
+            builder.spawn(move || {
+                let ok = run_search(&mut searcher, &pos, &limits, &thread_stop, &out);
+                ok.then_some(searcher)
+            })
+        };
+        let handle = match spawned {
+            Ok(h) => h,
+            Err(e) => {
+                // Without a thread there is no search; still answer the go.
+                self.searcher
+                    .get_or_insert_with(|| Searcher::new(self.params.clone()));
+                self.error(&format!("cannot start the search thread: {e}"));
+                let legal = legal_moves(self.position.board());
+                let best = legal.first().map_or("0000".to_string(), |m| {
+                    move_to_uci(self.position.board(), *m)
+                });
+                self.out.line(&format!("bestmove {best}"));
+                return;
+            }
+        };
+        self.running = Some(Running { stop, handle });
+    }
+}
+
+/// The body of a search thread. Returns false if the search panicked (the
+/// searcher may then be inconsistent); a legal `bestmove` is written anyway.
+fn run_search(
+    searcher: &mut Searcher,
+    pos: &Position,
+    limits: &Limits,
+    stop: &AtomicBool,
+    out: &SharedWriter,
+) -> bool {
+    let legal = legal_moves(pos.board());
+    if legal.is_empty() {
+        let score = if pos.board().checkers().is_empty() {
+            "cp 0"
+        } else {
+            "mate 0"
+        };
+        out.line(&format!("info depth 0 score {score}"));
+        wait_while_infinite(limits, stop);
+        out.line("bestmove 0000");
+        return true;
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut on_info = |info: &SearchInfo| out.line(&format_info(info));
+        searcher.search(pos, limits, stop, &mut on_info)
+    }));
+    let (best, ponder, ok) = match result {
+        Ok(r) => {
+            let (best, ponder) = checked_best(pos, &r);
+            if best.is_none() {
+                out.line(&format!(
+                    "info string error: search returned no legal move ({:?})",
+                    r.best_move
+                ));
+            }
+            (best, ponder, true)
+        }
+        Err(_) => {
+            out.line("info string error: the search panicked; playing a legal move");
+            (None, None, false)
+        }
+    };
+    let best = best.unwrap_or_else(|| move_to_uci(pos.board(), legal[0]));
+    wait_while_infinite(limits, stop);
+    match ponder {
+        Some(p) => out.line(&format!("bestmove {best} ponder {p}")),
+        None => out.line(&format!("bestmove {best}")),
+    }
+    ok
+}
+
+/// Under `go infinite` the protocol wants `bestmove` only after `stop`.
+fn wait_while_infinite(limits: &Limits, stop: &AtomicBool) {
+    while limits.infinite && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The search's best move and ponder move, both re-checked for legality and
+/// normalised to standard UCI notation.
+fn checked_best(pos: &Position, r: &SearchResult) -> (Option<String>, Option<String>) {
+    let Some(text) = r.best_move.as_deref() else {
+        return (None, None);
+    };
+    let Ok(mv) = parse_uci_move(pos.board(), text) else {
+        return (None, None);
+    };
+    let best = move_to_uci(pos.board(), mv);
+    let mut after = pos.board().clone();
+    after.play_unchecked(mv);
+    let ponder = r
+        .ponder
+        .as_deref()
+        .and_then(|p| parse_uci_move(&after, p).ok())
+        .map(|p| move_to_uci(&after, p));
+    (Some(best), ponder)
+}
+
+fn run_perft(pos: &Position, depth: u32, stop: &AtomicBool, out: &SharedWriter) {
+    let start = Instant::now();
+    let Some(divide) = perft_divide_until(pos.board(), depth, stop) else {
+        out.line("info string perft stopped");
+        return;
+    };
+    for (mv, n) in &divide {
+        out.line(&format!("{}: {n}", move_to_uci(pos.board(), *mv)));
+    }
+    let total: u64 = if depth == 0 {
+        1
+    } else {
+        divide.iter().map(|(_, n)| n).sum()
+    };
+    out.line("");
+    out.line(&format!("Nodes searched: {total}"));
+    let ms = start.elapsed().as_millis() as u64;
+    out.line(&format!(
+        "info string perft {depth} time {ms} ms nps {}",
+        nps(total, ms)
+    ));
+}
+
+/// Nodes per second from a node count and milliseconds.
+pub fn nps(nodes: u64, ms: u64) -> u64 {
+    (nodes as u128 * 1000 / ms.max(1) as u128) as u64
+}
+
+/// The `info ...` line of one finished iteration.
+pub fn format_info(info: &SearchInfo) -> String {
+    let score = match info.score {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(m) => format!("mate {m}"),
+    };
+    let mut line = format!(
+        "info depth {} seldepth {} score {score} nodes {} nps {} time {} hashfull {}",
+        info.depth,
+        info.seldepth.max(info.depth),
+        info.nodes,
+        nps(info.nodes, info.time_ms),
+        info.time_ms,
+        info.hashfull
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv ");
+        line.push_str(&info.pv.join(" "));
+    }
+    line
+}
+
+/// Parse the arguments of `position`: `startpos | fen <fields> [moves m...]`.
+/// On error nothing is returned, so the caller keeps its old position.
+pub fn parse_position(args: &[&str]) -> Result<Position, String> {
+    let moves_at = args.iter().position(|&t| t == "moves");
+    let setup = &args[..moves_at.unwrap_or(args.len())];
+    let mut pos = match setup.first() {
+        Some(&"startpos") if setup.len() == 1 => Position::startpos(),
+        Some(&"startpos") => return Err("unexpected text after 'startpos'".into()),
+        Some(&"fen") => {
+            Position::from_fen(&setup[1..].join(" ")).map_err(|e| sanitize(&e.to_string()))?
+        }
+        Some(other) => {
+            return Err(format!(
+                "position needs 'startpos' or 'fen', got '{}'",
+                sanitize(other)
+            ))
+        }
+        None => return Err("position needs 'startpos' or 'fen'".into()),
+    };
+    if let Some(i) = moves_at {
+        for (n, text) in args[i + 1..].iter().enumerate() {
+            pos.play_uci(text)
+                .map_err(|e| format!("move {} of the list: {}", n + 1, sanitize(&e.to_string())))?;
+        }
+    }
+    Ok(pos)
+}
+
+/// A parsed `go` command.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GoCommand {
+    pub limits: Limits,
+    /// `go perft <depth>` instead of a search.
+    pub perft: Option<u32>,
+    /// Problems with arguments that were skipped; the rest still applies,
+    /// because a GUI waits for a `bestmove` after every `go`.
+    pub errors: Vec<String>,
+}
+
+/// Parse the arguments of `go`. Negative clock values (some GUIs send them
+/// after a flag fall) count as zero.
+pub fn parse_go(args: &[&str]) -> GoCommand {
+    let mut go = GoCommand::default();
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i];
+        i += 1;
+        let takes_number = matches!(
+            key,
+            "wtime"
+                | "btime"
+                | "winc"
+                | "binc"
+                | "movestogo"
+                | "depth"
+                | "nodes"
+                | "movetime"
+                | "perft"
+                | "mate"
+        );
+        if !takes_number {
+            match key {
+                "infinite" => go.limits.infinite = true,
+                // Accepted, not used: this engine does not ponder.
+                "ponder" => {}
+                "searchmoves" => {
+                    // Not supported: skip the move list, search every move.
+                    while args.get(i).is_some_and(|t| looks_like_move(t)) {
+                        i += 1;
+                    }
+                    go.errors
+                        .push("go searchmoves is not supported; searching all moves".into());
+                }
+                other => go
+                    .errors
+                    .push(format!("go: unknown argument '{}'", sanitize(other))),
+            }
+            continue;
+        }
+        let Some(v) = args.get(i).and_then(|t| t.parse::<i64>().ok()) else {
+            go.errors
+                .push(format!("go {key}: missing or invalid number"));
+            continue;
+        };
+        i += 1;
+        let ms = v.max(0) as u64;
+        let l = &mut go.limits;
+        match key {
+            "wtime" => l.wtime_ms = Some(ms),
+            "btime" => l.btime_ms = Some(ms),
+            "winc" => l.winc_ms = Some(ms),
+            "binc" => l.binc_ms = Some(ms),
+            "movestogo" => l.movestogo = Some(v.clamp(0, u32::MAX as i64) as u32),
+            "depth" => l.depth = Some(v.clamp(0, i32::MAX as i64) as i32),
+            "nodes" => l.nodes = Some(ms),
+            "movetime" => l.movetime_ms = Some(ms),
+            "perft" => go.perft = Some(v.clamp(0, 64) as u32),
+            // `go mate N` is searched as an ordinary search.
+            _ => {}
+        }
+    }
+    go
+}
+
+/// Whether a token has the shape of a UCI move (`e2e4`, `e7e8q`).
+fn looks_like_move(t: &str) -> bool {
+    let b = t.as_bytes();
+    (4..=5).contains(&b.len())
+        && (b'a'..=b'h').contains(&b[0])
+        && (b'1'..=b'8').contains(&b[1])
+        && (b'a'..=b'h').contains(&b[2])
+        && (b'1'..=b'8').contains(&b[3])
+}
+
+/// Echo user text safely: no control characters, bounded length.
+fn sanitize(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .take(200)
+        .collect();
+    if text.chars().count() > 200 {
+        format!("{clean}...")
+    } else {
+        clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_arguments() {
+        let go = parse_go(&[
+            "wtime",
+            "1000",
+            "btime",
+            "-5",
+            "winc",
+            "10",
+            "movestogo",
+            "3",
+        ]);
+        assert_eq!(go.limits.wtime_ms, Some(1000));
+        assert_eq!(go.limits.btime_ms, Some(0));
+        assert_eq!(go.limits.winc_ms, Some(10));
+        assert_eq!(go.limits.movestogo, Some(3));
+        assert_eq!(go.perft, None);
+        assert!(go.errors.is_empty());
+        let go = parse_go(&["perft", "3"]);
+        assert_eq!((go.limits, go.perft), (Limits::default(), Some(3)));
+        assert_eq!(parse_go(&["depth"]).errors.len(), 1);
+        let go = parse_go(&["depth", "x", "nodes", "500", "bogus", "infinite"]);
+        assert_eq!(go.errors.len(), 3, "{:?}", go.errors);
+        assert_eq!(go.limits.nodes, Some(500));
+        assert_eq!(go.limits.depth, None);
+        assert!(go.limits.infinite);
+        let go = parse_go(&["searchmoves", "e2e4", "d2d4", "depth", "3"]);
+        assert_eq!(go.limits.depth, Some(3));
+        assert_eq!(go.errors.len(), 1, "{:?}", go.errors);
+    }
+
+    #[test]
+    fn position_arguments() {
+        let p = parse_position(&["startpos", "moves", "e2e4", "e7e5", "e1e2"]).unwrap();
+        assert_eq!(
+            p.to_fen(),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 1 2"
+        );
+        assert_eq!(p.history().len(), 3);
+        let e = parse_position(&["startpos", "moves", "e2e4", "e2e4"]).unwrap_err();
+        assert!(e.contains("move 2"), "{e}");
+        assert!(parse_position(&["fen", "8/8/8/8/8/8/8/8", "w", "-", "-"]).is_err());
+        assert!(parse_position(&[]).is_err());
+        assert!(parse_position(&["startpos", "e2e4"]).is_err());
+        let p = parse_position(&[
+            "fen",
+            "4k3/8/8/8/8/8/8/4K2R",
+            "w",
+            "K",
+            "-",
+            "0",
+            "1",
+            "moves",
+            "e1g1",
+        ])
+        .unwrap();
+        assert_eq!(p.to_fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
+    }
+
+    #[test]
+    fn sanitize_bounds_and_cleans() {
+        assert_eq!(sanitize("a\u{7}b"), "a?b");
+        assert_eq!(sanitize(&"x".repeat(500)).len(), 203);
+    }
+}

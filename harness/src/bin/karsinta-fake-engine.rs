@@ -1,0 +1,260 @@
+//! A scriptable UCI engine for the harness's fault tests: it plays legal
+//! moves (a seeded choice among shakmaty's legal moves, no search) and can
+//! be told by flags to misbehave in each way a real engine can: crash at
+//! start or mid-game, hang, answer `isready` slowly, play an illegal move,
+//! print garbage, exit on `ucinewgame`, or think too long.
+//!
+//! With `--karsinta-uci` it is instead exactly `karsinta-engine`'s UCI
+//! front end (the library's `uci::run` with default parameters), so tests
+//! can reach the real engine over a pipe through a binary Cargo builds for
+//! this package.
+//!
+//! "After N" faults count the moves this process has answered: with
+//! `--crash-after 2` the third `go` crashes. A restarted process counts
+//! from zero again, which is how the tests see that a player restarted.
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::thread;
+use std::time::Duration;
+
+use clap::Parser;
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Position, Square};
+
+/// Command-line flags: each fault is off unless given.
+#[derive(Parser, Debug)]
+#[command(
+    name = "karsinta-fake-engine",
+    version,
+    about = "Misbehaving UCI engine for tests"
+)]
+struct Args {
+    /// Exit with status 3 before answering anything.
+    #[arg(long)]
+    crash_at_start: bool,
+    /// Never send `uciok`.
+    #[arg(long)]
+    no_uciok: bool,
+    /// Exit with status 3 on the `go` after N answered moves.
+    #[arg(long, value_name = "N")]
+    crash_after: Option<u64>,
+    /// Stop answering anything from the `go` after N answered moves.
+    #[arg(long, value_name = "N")]
+    hang_after: Option<u64>,
+    /// Answer with a well-formed illegal move after N answered moves.
+    #[arg(long, value_name = "N")]
+    illegal_after: Option<u64>,
+    /// Answer with garbage and a malformed `bestmove` after N answered moves.
+    #[arg(long, value_name = "N")]
+    malformed_after: Option<u64>,
+    /// Stop reading input (and answering) once N moves are answered.
+    #[arg(long, value_name = "N")]
+    deaf_after: Option<u64>,
+    /// Wait this long before each `readyok`.
+    #[arg(long, value_name = "MS")]
+    slow_isready: Option<u64>,
+    /// Exit with status 0 on the N-th `ucinewgame` (1 = the first).
+    #[arg(long, value_name = "N")]
+    exit_on_ucinewgame: Option<u64>,
+    /// Wait this long before each `bestmove`.
+    #[arg(long, value_name = "MS")]
+    slow_bestmove: Option<u64>,
+    /// Score reported in the `info` line before each move.
+    #[arg(long, default_value_t = 12)]
+    score_cp: i32,
+    /// Seed of the move choice (0: always the first legal move).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the process id to this file at start.
+    #[arg(long, value_name = "PATH")]
+    pid_file: Option<PathBuf>,
+    /// Be the real engine: run `karsinta-engine`'s UCI loop (other flags
+    /// are ignored).
+    #[arg(long)]
+    karsinta_uci: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if args.karsinta_uci {
+        karsinta_engine::uci::run(
+            io::stdin().lock(),
+            karsinta_engine::uci::SharedWriter::stdout(),
+            karsinta_engine::Params::default(),
+        );
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("fake engine {} starting", std::process::id());
+    if let Some(path) = &args.pid_file {
+        if let Err(e) = std::fs::write(path, std::process::id().to_string()) {
+            eprintln!("cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if args.crash_at_start {
+        return ExitCode::from(3);
+    }
+    match run(&args) {
+        Ok(code) => code,
+        // The harness closed the pipe: nothing more to do.
+        Err(_) => ExitCode::SUCCESS,
+    }
+}
+
+fn hang() -> ! {
+    loop {
+        thread::sleep(Duration::from_secs(3600));
+    }
+}
+
+fn run(args: &Args) -> io::Result<ExitCode> {
+    let stdin = io::stdin();
+    let mut out = io::stdout().lock();
+    let mut pos = Chess::default();
+    let mut answered: u64 = 0;
+    let mut newgames: u64 = 0;
+    let reached = |limit: Option<u64>, n: u64| limit.is_some_and(|l| n >= l);
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let mut tokens = line.split_ascii_whitespace();
+        match tokens.next() {
+            Some("uci") => {
+                writeln!(out, "id name Karsinta Fake Engine")?;
+                writeln!(out, "id author the Karsinta developers")?;
+                writeln!(out, "option name Hash type spin default 1 min 1 max 64")?;
+                if args.no_uciok {
+                    out.flush()?;
+                    hang();
+                }
+                writeln!(out, "uciok")?;
+            }
+            Some("isready") => {
+                if let Some(ms) = args.slow_isready {
+                    thread::sleep(Duration::from_millis(ms));
+                }
+                writeln!(out, "readyok")?;
+            }
+            Some("ucinewgame") => {
+                newgames += 1;
+                if args.exit_on_ucinewgame == Some(newgames) {
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
+            Some("position") => match parse_position(tokens) {
+                Some(p) => pos = p,
+                None => writeln!(out, "info string bad position command")?,
+            },
+            Some("go") => {
+                if reached(args.crash_after, answered) {
+                    writeln!(out, "info depth 1 score cp 0")?;
+                    out.flush()?;
+                    return Ok(ExitCode::from(3));
+                }
+                if reached(args.hang_after, answered) {
+                    out.flush()?;
+                    hang();
+                }
+                if let Some(ms) = args.slow_bestmove {
+                    thread::sleep(Duration::from_millis(ms));
+                }
+                let mv = if reached(args.malformed_after, answered) {
+                    writeln!(out, "info depth banana score cp")?;
+                    writeln!(out, "\u{1}\u{2} garbage \u{fffd}")?;
+                    "e2e9x".to_string()
+                } else if reached(args.illegal_after, answered) {
+                    illegal_move(&pos)
+                } else {
+                    choose_move(&pos, args.seed)
+                };
+                writeln!(
+                    out,
+                    "info depth 1 seldepth 2 score cp {} nodes 1 time 0 pv {mv}",
+                    args.score_cp
+                )?;
+                writeln!(out, "bestmove {mv}")?;
+                answered += 1;
+                if reached(args.deaf_after, answered) {
+                    out.flush()?;
+                    hang();
+                }
+            }
+            Some("quit") => return Ok(ExitCode::SUCCESS),
+            _ => {}
+        }
+        out.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `position startpos|fen F [moves ...]` -> the position, if valid.
+fn parse_position<'a>(mut tokens: impl Iterator<Item = &'a str>) -> Option<Chess> {
+    let mut pos: Chess = match tokens.next()? {
+        "startpos" => {
+            let next = tokens.next();
+            if next.is_some_and(|t| t != "moves") {
+                return None;
+            }
+            Chess::default()
+        }
+        "fen" => {
+            let mut fen = String::new();
+            for t in tokens.by_ref() {
+                if t == "moves" {
+                    break;
+                }
+                if !fen.is_empty() {
+                    fen.push(' ');
+                }
+                fen.push_str(t);
+            }
+            Fen::from_ascii(fen.as_bytes())
+                .ok()?
+                .into_position(CastlingMode::Standard)
+                .ok()?
+        }
+        _ => return None,
+    };
+    for t in tokens {
+        let mv = UciMove::from_ascii(t.as_bytes()).ok()?.to_move(&pos).ok()?;
+        pos.play_unchecked(mv);
+    }
+    Some(pos)
+}
+
+/// A legal move picked by a hash of the seed and the position's ply.
+fn choose_move(pos: &Chess, seed: u64) -> String {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return "0000".to_string();
+    }
+    let index = if seed == 0 {
+        0
+    } else {
+        let ply = u64::from(pos.fullmoves().get()) * 2 + u64::from(pos.turn().is_black());
+        let h =
+            (seed ^ ply.wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        (h >> 33) as usize % moves.len()
+    };
+    UciMove::from_move(moves[index], CastlingMode::Standard).to_string()
+}
+
+/// A well-formed move that is not legal in `pos`.
+fn illegal_move(pos: &Chess) -> String {
+    let legal: Vec<String> = pos
+        .legal_moves()
+        .iter()
+        .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
+        .collect();
+    for from in Square::ALL {
+        for to in Square::ALL {
+            let text = format!("{from}{to}");
+            if from != to && !legal.contains(&text) {
+                return text;
+            }
+        }
+    }
+    "a1a2".to_string()
+}

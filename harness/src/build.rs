@@ -1,0 +1,840 @@
+//! Building engine revisions from a git repository into a cache, and reading
+//! an engine's `bench` signature.
+//!
+//! Each commit gets its own folder `<cache>/<full-commit-hash>/` holding the
+//! source tree of that commit (by default extracted with `git archive`, which
+//! leaves the repository's git state untouched; `checkout: worktree` uses
+//! `git worktree add --detach` instead, for build scripts that need `.git`).
+//! The build command runs inside it with `CARGO_TARGET_DIR` pointing at the
+//! folder's own `target/`. Two marker files make the cache safe against
+//! interrupted runs: `.karsinta-checkout` is written once the tree is
+//! complete, `.karsinta-build.json` once the binary exists; a folder without
+//! the build marker is never reused as a finished build. A lock file
+//! `<cache>/<hash>.lock` (holding the owner's pid, removed when the owner is
+//! dead) keeps two harnesses from building the same commit at once.
+//!
+//! Relies on the `git` and `tar` programs and on `sh` for the build command.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Build command for this project's engine.
+pub const DEFAULT_BUILD_COMMAND: &str = "cargo build --release -p karsinta-engine";
+/// Where [`DEFAULT_BUILD_COMMAND`] leaves the engine, relative to the tree.
+pub const DEFAULT_BINARY: &str = "target/release/karsinta-engine";
+/// Arguments that make an engine print its bench signature.
+pub const DEFAULT_BENCH_ARGS: &str = "bench";
+/// How long a bench may run before it is abandoned.
+pub const DEFAULT_BENCH_TIMEOUT_S: u64 = 600;
+/// How long to wait for another process's build of the same commit.
+const LOCK_WAIT: Duration = Duration::from_secs(3600);
+
+const CHECKOUT_MARKER: &str = ".karsinta-checkout";
+const BUILD_MARKER: &str = ".karsinta-build.json";
+const BUILD_LOG: &str = ".karsinta-build.log";
+
+/// Why a revision could not be built or benched.
+#[derive(Debug, Error)]
+pub enum BuildError {
+    #[error("{repo}: not a git repository ({message})")]
+    NotARepo { repo: PathBuf, message: String },
+    #[error("{repo}: unknown revision '{rev}' ({message})")]
+    UnknownRevision {
+        repo: PathBuf,
+        rev: String,
+        message: String,
+    },
+    #[error("cannot run {program}: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("checking out {commit} into {dir}: {message}")]
+    Checkout {
+        commit: String,
+        dir: PathBuf,
+        message: String,
+    },
+    #[error("building {commit} with `{command}` failed ({status}); log: {log}\n{tail}")]
+    BuildFailed {
+        commit: String,
+        command: String,
+        status: String,
+        log: PathBuf,
+        tail: String,
+    },
+    #[error("building {commit} succeeded but {binary} does not exist (check build.binary)")]
+    MissingBinary { commit: String, binary: PathBuf },
+    #[error("{lock}: still locked by process {pid} after {waited_s} s")]
+    LockTimeout {
+        lock: PathBuf,
+        pid: u32,
+        waited_s: u64,
+    },
+    #[error("bench of {program}: {message}")]
+    Bench { program: String, message: String },
+    #[error("build.{key}: {message}")]
+    Config { key: &'static str, message: String },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+    move |source| BuildError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// How a commit's source tree is materialised in the cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Checkout {
+    /// `git archive | tar -x`: no trace in the repository.
+    #[default]
+    Archive,
+    /// `git worktree add --detach`: a real checkout with `.git`.
+    Worktree,
+}
+
+/// The `build:` block of an `ab` / `gate` config, as written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuild {
+    /// Shell command run in the commit's tree (default: our engine's cargo build).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The built engine, relative to the tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    /// Arguments that make the engine print its bench signature; `""` skips
+    /// the bench.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench_timeout_s: Option<u64>,
+    /// Cache folder (relative to the config file); default
+    /// `$XDG_CACHE_HOME/karsinta/builds` or `~/.cache/karsinta/builds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_dir: Option<String>,
+    /// `archive` (default) or `worktree`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkout: Option<Checkout>,
+}
+
+/// Validated build settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildSettings {
+    pub command: String,
+    /// Relative to the commit's tree.
+    pub binary: PathBuf,
+    /// Empty: no bench.
+    pub bench_args: Vec<String>,
+    pub bench_timeout: Duration,
+    /// `None`: [`default_cache_dir`].
+    pub cache_dir: Option<PathBuf>,
+    pub checkout: Checkout,
+}
+
+impl Default for BuildSettings {
+    fn default() -> Self {
+        BuildSettings {
+            command: DEFAULT_BUILD_COMMAND.to_string(),
+            binary: PathBuf::from(DEFAULT_BINARY),
+            bench_args: split_args(DEFAULT_BENCH_ARGS),
+            bench_timeout: Duration::from_secs(DEFAULT_BENCH_TIMEOUT_S),
+            cache_dir: None,
+            checkout: Checkout::Archive,
+        }
+    }
+}
+
+fn split_args(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+impl BuildSettings {
+    /// Settings from a config's `build:` block; relative `cache_dir` is taken
+    /// from `base_dir` (the config file's folder).
+    pub fn from_raw(raw: &RawBuild, base_dir: &Path) -> Result<BuildSettings, BuildError> {
+        let mut s = BuildSettings::default();
+        if let Some(c) = &raw.command {
+            if c.trim().is_empty() {
+                return Err(BuildError::Config {
+                    key: "command",
+                    message: "must not be empty".into(),
+                });
+            }
+            s.command = c.clone();
+        }
+        if let Some(b) = &raw.binary {
+            let p = PathBuf::from(b);
+            if b.trim().is_empty() || p.is_absolute() {
+                return Err(BuildError::Config {
+                    key: "binary",
+                    message: format!("'{b}' must be a path relative to the source tree"),
+                });
+            }
+            s.binary = p;
+        }
+        if let Some(b) = &raw.bench {
+            s.bench_args = split_args(b);
+        }
+        if let Some(t) = raw.bench_timeout_s {
+            if t == 0 {
+                return Err(BuildError::Config {
+                    key: "bench_timeout_s",
+                    message: "must be positive".into(),
+                });
+            }
+            s.bench_timeout = Duration::from_secs(t);
+        }
+        if let Some(d) = &raw.cache_dir {
+            if d.trim().is_empty() {
+                return Err(BuildError::Config {
+                    key: "cache_dir",
+                    message: "must not be empty".into(),
+                });
+            }
+            s.cache_dir = Some(base_dir.join(d));
+        }
+        s.checkout = raw.checkout.unwrap_or_default();
+        Ok(s)
+    }
+}
+
+/// `$XDG_CACHE_HOME/karsinta/builds`, else `$HOME/.cache/karsinta/builds`,
+/// else `<repo>/target/karsinta-builds`. Outside the repository by default
+/// so that engines whose `target/` is not ignored stay clean.
+pub fn default_cache_dir(repo: &Path) -> PathBuf {
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(x) = non_empty("XDG_CACHE_HOME") {
+        PathBuf::from(x).join("karsinta").join("builds")
+    } else if let Some(h) = non_empty("HOME") {
+        PathBuf::from(h)
+            .join(".cache")
+            .join("karsinta")
+            .join("builds")
+    } else {
+        repo.join("target").join("karsinta-builds")
+    }
+}
+
+/// A built revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Build {
+    /// Full commit hash.
+    pub commit: String,
+    /// The commit's tree in the cache.
+    pub dir: PathBuf,
+    /// The engine, absolute.
+    pub binary: PathBuf,
+    /// True when an earlier finished build was reused.
+    pub reused: bool,
+}
+
+/// What the build marker records; a build is reused only when the recipe
+/// that produced it is the current one.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct BuildMarker {
+    commit: String,
+    command: String,
+    binary: PathBuf,
+    built_unix_s: u64,
+}
+
+/// Builds revisions of one repository into a cache folder.
+#[derive(Clone, Debug)]
+pub struct BuildCache {
+    repo: PathBuf,
+    dir: PathBuf,
+    settings: BuildSettings,
+}
+
+/// Runs `git -C repo args...`; stdout (trimmed) on success, stderr on failure.
+fn git(repo: &Path, args: &[&str]) -> Result<Result<String, String>, BuildError> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| BuildError::Spawn {
+            program: "git".into(),
+            source,
+        })?;
+    Ok(if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    })
+}
+
+impl BuildCache {
+    /// A cache for the repository containing `repo`.
+    pub fn open(repo: &Path, settings: BuildSettings) -> Result<BuildCache, BuildError> {
+        let top = git(repo, &["rev-parse", "--show-toplevel"])?.map_err(|message| {
+            BuildError::NotARepo {
+                repo: repo.to_path_buf(),
+                message,
+            }
+        })?;
+        let repo = PathBuf::from(top);
+        let dir = settings
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| default_cache_dir(&repo));
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let dir = std::fs::canonicalize(&dir).map_err(io_err(&dir))?;
+        Ok(BuildCache {
+            repo,
+            dir,
+            settings,
+        })
+    }
+
+    /// The repository's top-level folder.
+    pub fn repo(&self) -> &Path {
+        &self.repo
+    }
+
+    /// The cache folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn settings(&self) -> &BuildSettings {
+        &self.settings
+    }
+
+    /// Full hash of the commit `rev` names.
+    pub fn resolve(&self, rev: &str) -> Result<String, BuildError> {
+        let unknown = |message: String| BuildError::UnknownRevision {
+            repo: self.repo.clone(),
+            rev: rev.to_string(),
+            message,
+        };
+        if rev.trim().is_empty() || rev.starts_with('-') {
+            return Err(unknown("not a revision".into()));
+        }
+        let spec = format!("{rev}^{{commit}}");
+        git(&self.repo, &["rev-parse", "--verify", "--quiet", &spec])?.map_err(|e| {
+            unknown(if e.is_empty() {
+                "no such commit".into()
+            } else {
+                e
+            })
+        })
+    }
+
+    /// The folder a commit is built in.
+    pub fn commit_dir(&self, commit: &str) -> PathBuf {
+        self.dir.join(commit)
+    }
+
+    /// Builds `rev` (or reuses its finished build). `log` receives one line
+    /// per step for the user.
+    pub fn build(&self, rev: &str, log: &mut dyn FnMut(&str)) -> Result<Build, BuildError> {
+        let commit = self.resolve(rev)?;
+        let dir = self.commit_dir(&commit);
+        let binary = dir.join(&self.settings.binary);
+        let _lock = BuildLock::acquire(&self.dir.join(format!("{commit}.lock")), LOCK_WAIT)?;
+
+        let marker_path = dir.join(BUILD_MARKER);
+        if let Ok(text) = std::fs::read_to_string(&marker_path) {
+            let current = serde_json::from_str::<BuildMarker>(&text).ok().filter(|m| {
+                m.commit == commit
+                    && m.command == self.settings.command
+                    && m.binary == self.settings.binary
+            });
+            if current.is_some() && binary.is_file() {
+                log(&format!(
+                    "{}: reusing build in {}",
+                    short(&commit),
+                    dir.display()
+                ));
+                return Ok(Build {
+                    commit,
+                    dir,
+                    binary,
+                    reused: true,
+                });
+            }
+            // Another recipe or a lost binary: build again in the same tree.
+            std::fs::remove_file(&marker_path).map_err(io_err(&marker_path))?;
+        }
+
+        if !dir.join(CHECKOUT_MARKER).is_file() {
+            self.checkout(&commit, &dir, log)?;
+        }
+
+        log(&format!(
+            "{}: building with `{}` in {}",
+            short(&commit),
+            self.settings.command,
+            dir.display()
+        ));
+        self.run_build(&commit, &dir)?;
+        if !binary.is_file() {
+            return Err(BuildError::MissingBinary { commit, binary });
+        }
+        let marker = BuildMarker {
+            commit: commit.clone(),
+            command: self.settings.command.clone(),
+            binary: self.settings.binary.clone(),
+            built_unix_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
+        let text = serde_json::to_string_pretty(&marker).unwrap_or_default();
+        write_atomic(&marker_path, &text)?;
+        Ok(Build {
+            commit,
+            dir,
+            binary,
+            reused: false,
+        })
+    }
+
+    /// Puts the commit's tree into `dir`, replacing any unfinished one.
+    fn checkout(
+        &self,
+        commit: &str,
+        dir: &Path,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(), BuildError> {
+        let fail = |message: String| BuildError::Checkout {
+            commit: commit.to_string(),
+            dir: dir.to_path_buf(),
+            message,
+        };
+        if dir.exists() {
+            log(&format!("{}: removing unfinished checkout", short(commit)));
+            std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
+        }
+        match self.settings.checkout {
+            Checkout::Archive => {
+                log(&format!(
+                    "{}: extracting into {}",
+                    short(commit),
+                    dir.display()
+                ));
+                std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+                let mut archive = Command::new("git")
+                    .arg("-C")
+                    .arg(&self.repo)
+                    .args(["archive", "--format=tar", commit])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|source| BuildError::Spawn {
+                        program: "git".into(),
+                        source,
+                    })?;
+                let tar_out = Command::new("tar")
+                    .arg("-x")
+                    .arg("-C")
+                    .arg(dir)
+                    .stdin(archive.stdout.take().map_or(Stdio::null(), Stdio::from))
+                    .output()
+                    .map_err(|source| BuildError::Spawn {
+                        program: "tar".into(),
+                        source,
+                    })?;
+                let mut git_err = String::new();
+                if let Some(mut e) = archive.stderr.take() {
+                    let _ = e.read_to_string(&mut git_err);
+                }
+                let git_status = archive.wait().map_err(|source| BuildError::Spawn {
+                    program: "git".into(),
+                    source,
+                })?;
+                if !git_status.success() {
+                    return Err(fail(format!("git archive: {}", git_err.trim())));
+                }
+                if !tar_out.status.success() {
+                    return Err(fail(format!(
+                        "tar: {}",
+                        String::from_utf8_lossy(&tar_out.stderr).trim()
+                    )));
+                }
+            }
+            Checkout::Worktree => {
+                log(&format!(
+                    "{}: adding worktree {}",
+                    short(commit),
+                    dir.display()
+                ));
+                // A worktree whose folder was deleted is still registered.
+                git(&self.repo, &["worktree", "prune"])?.map_err(&fail)?;
+                let d = dir.to_string_lossy();
+                git(&self.repo, &["worktree", "add", "--detach", &d, commit])?.map_err(&fail)?;
+            }
+        }
+        let marker = dir.join(CHECKOUT_MARKER);
+        std::fs::write(&marker, commit).map_err(io_err(&marker))
+    }
+
+    fn run_build(&self, commit: &str, dir: &Path) -> Result<(), BuildError> {
+        let log_path = dir.join(BUILD_LOG);
+        let log = std::fs::File::create(&log_path).map_err(io_err(&log_path))?;
+        let log2 = log.try_clone().map_err(io_err(&log_path))?;
+        let status = shell(&self.settings.command)
+            .current_dir(dir)
+            // Every build gets its own target folder, whatever the caller's
+            // environment says.
+            .env("CARGO_TARGET_DIR", dir.join("target"))
+            .env("KARSINTA_COMMIT", commit)
+            .env("KARSINTA_BUILD_DIR", dir)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .status()
+            .map_err(|source| BuildError::Spawn {
+                program: "sh".into(),
+                source,
+            })?;
+        if status.success() {
+            return Ok(());
+        }
+        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(15)..].join("\n");
+        Err(BuildError::BuildFailed {
+            commit: commit.to_string(),
+            command: self.settings.command.clone(),
+            status: status.to_string(),
+            log: log_path,
+            tail,
+        })
+    }
+}
+
+#[cfg(unix)]
+fn shell(command: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(command);
+    c
+}
+
+#[cfg(not(unix))]
+fn shell(command: &str) -> Command {
+    let mut c = Command::new("cmd");
+    c.arg("/C").arg(command);
+    c
+}
+
+/// The first 10 characters of a commit hash, for messages.
+pub fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<(), BuildError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// An exclusive lock file holding the owner's pid; removed on drop.
+struct BuildLock {
+    path: PathBuf,
+}
+
+impl BuildLock {
+    fn acquire(path: &Path, wait: Duration) -> Result<BuildLock, BuildError> {
+        let start = Instant::now();
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    let _ = write!(f, "{}", std::process::id());
+                    return Ok(BuildLock {
+                        path: path.to_path_buf(),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let text = std::fs::read_to_string(path).unwrap_or_default();
+                    let pid: Option<u32> = text.trim().parse().ok();
+                    match pid {
+                        // A lock whose owner is gone (killed mid-build) is stale.
+                        Some(pid) if !process_alive(pid) => {
+                            let _ = std::fs::remove_file(path);
+                            continue;
+                        }
+                        // Unreadable: the owner may be between create and write.
+                        None if start.elapsed() > Duration::from_secs(5) => {
+                            let _ = std::fs::remove_file(path);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if start.elapsed() > wait {
+                        return Err(BuildError::LockTimeout {
+                            lock: path.to_path_buf(),
+                            pid: pid.unwrap_or(0),
+                            waited_s: wait.as_secs(),
+                        });
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Err(e) => return Err(io_err(path)(e)),
+            }
+        }
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // Signal 0 checks existence only; EPERM still means it exists.
+    #[allow(unsafe_code)]
+    // SAFETY: kill with signal 0 sends nothing and touches no memory.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true
+}
+
+/// An engine's bench signature: total nodes (the number commit messages
+/// quote as `Bench: N`) and speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BenchSignature {
+    pub nodes: u64,
+    /// 0 when the engine did not report a speed.
+    pub nps: u64,
+}
+
+impl std::fmt::Display for BenchSignature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} nodes {} nps", self.nodes, self.nps)
+    }
+}
+
+/// Finds the signature in bench output: the last line of the form
+/// `<N> nodes <M> nps` (ours, Ethereal, OpenBench's convention), else
+/// Stockfish's `Nodes searched : N` with `Nodes/second : M`.
+pub fn parse_bench(text: &str) -> Option<BenchSignature> {
+    let number = |t: &str| {
+        t.trim_matches(|c: char| !c.is_ascii_digit())
+            .parse::<u64>()
+            .ok()
+    };
+    for line in text.lines().rev() {
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        let mut nodes = None;
+        let mut nps = None;
+        for w in toks.windows(2) {
+            let unit = w[1].trim_end_matches([',', ';', ':']).to_ascii_lowercase();
+            if unit == "nodes" && nodes.is_none() {
+                nodes = number(w[0]);
+            } else if unit == "nps" {
+                nps = number(w[0]);
+            }
+        }
+        if let (Some(nodes), Some(nps)) = (nodes, nps) {
+            return Some(BenchSignature { nodes, nps });
+        }
+    }
+    let field = |name: &str| {
+        text.lines().rev().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim().eq_ignore_ascii_case(name)).then(|| number(v.trim()))?
+        })
+    };
+    let nodes = field("Nodes searched")?;
+    Some(BenchSignature {
+        nodes,
+        nps: field("Nodes/second").unwrap_or(0),
+    })
+}
+
+/// Runs `program args...` (stdin closed) and parses its signature from
+/// stdout, then stderr. Fails on a timeout, a failed exit or no signature.
+pub fn run_bench(
+    program: &Path,
+    args: &[String],
+    dir: Option<&Path>,
+    timeout: Duration,
+) -> Result<BenchSignature, BuildError> {
+    let name = program.display().to_string();
+    let fail = |message: String| BuildError::Bench {
+        program: name.clone(),
+        message,
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| fail(format!("cannot start: {e}")))?;
+    // Readers in threads so a chatty engine cannot block on a full pipe.
+    let reader = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
+            }
+            s
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(fail(format!("no result after {} s", timeout.as_secs())));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(fail(e.to_string())),
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if !status.success() {
+        let last = stderr
+            .lines()
+            .chain(stdout.lines())
+            .last()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        return Err(fail(format!("exited with {status}: {last}")));
+    }
+    parse_bench(&stdout)
+        .or_else(|| parse_bench(&stderr))
+        .ok_or_else(|| fail("no `<N> nodes <M> nps` line in its output".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_bench_signatures() {
+        let ours = "1 100 fen\n2 200 fen\n4939216 nodes 1650000 nps\n";
+        assert_eq!(
+            parse_bench(ours),
+            Some(BenchSignature {
+                nodes: 4939216,
+                nps: 1650000
+            })
+        );
+        // The last signature wins.
+        assert_eq!(
+            parse_bench("1 nodes 2 nps\n3 nodes 4 nps").unwrap().nodes,
+            3
+        );
+        let ethereal = "OVERALL:     5121 ms    4567890 nodes     891234 nps";
+        assert_eq!(parse_bench(ethereal).unwrap().nodes, 4567890);
+        let stockfish =
+            "=====\nTotal time (ms) : 1500\nNodes searched  : 2030853\nNodes/second    : 1353902\n";
+        assert_eq!(
+            parse_bench(stockfish),
+            Some(BenchSignature {
+                nodes: 2030853,
+                nps: 1353902
+            })
+        );
+        assert_eq!(parse_bench("bench done\n"), None);
+        assert_eq!(parse_bench("many nodes fast nps"), None);
+        assert_eq!(parse_bench(""), None);
+    }
+
+    #[test]
+    fn settings_from_raw() {
+        let raw: RawBuild = serde_yaml::from_str(
+            "command: make -j2\nbinary: src/engine\nbench: bench 13\ncache_dir: cache\ncheckout: worktree\n",
+        )
+        .unwrap();
+        let s = BuildSettings::from_raw(&raw, Path::new("/cfg")).unwrap();
+        assert_eq!(s.command, "make -j2");
+        assert_eq!(s.binary, PathBuf::from("src/engine"));
+        assert_eq!(s.bench_args, vec!["bench", "13"]);
+        assert_eq!(s.cache_dir, Some(PathBuf::from("/cfg/cache")));
+        assert_eq!(s.checkout, Checkout::Worktree);
+        let d = BuildSettings::from_raw(&RawBuild::default(), Path::new("/")).unwrap();
+        assert_eq!(d, BuildSettings::default());
+        let skip: RawBuild = serde_yaml::from_str("bench: ''").unwrap();
+        assert!(BuildSettings::from_raw(&skip, Path::new("/"))
+            .unwrap()
+            .bench_args
+            .is_empty());
+
+        let e = serde_yaml::from_str::<RawBuild>("comand: make")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("comand"), "{e}");
+        let abs: RawBuild = serde_yaml::from_str("binary: /usr/bin/x").unwrap();
+        let e = BuildSettings::from_raw(&abs, Path::new("/"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("build.binary"), "{e}");
+    }
+
+    #[test]
+    fn lock_is_exclusive_and_stale_locks_are_taken_over() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("x.lock");
+        let held = BuildLock::acquire(&path, Duration::from_secs(1)).unwrap();
+        let e = BuildLock::acquire(&path, Duration::from_millis(300));
+        assert!(matches!(e, Err(BuildError::LockTimeout { .. })));
+        drop(held);
+        assert!(!path.exists());
+        // A pid that cannot be alive (beyond pid_max) marks a stale lock.
+        std::fs::write(&path, "4194999").unwrap();
+        let l = BuildLock::acquire(&path, Duration::from_secs(1)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            std::process::id().to_string()
+        );
+        drop(l);
+    }
+}

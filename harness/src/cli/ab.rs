@@ -1,0 +1,163 @@
+//! `karsinta ab`: build two versions of an engine, print their bench
+//! signatures, play the config's SPRT match between them and print the
+//! result block for the commit message.
+//!
+//! ```text
+//! karsinta ab --base REV --dev REV [--config configs/ab.yaml] [--repo PATH]
+//! karsinta ab --base-cmd PATH --dev-cmd PATH [...]
+//! karsinta ab --base-params A.yaml --dev-params B.yaml [...]
+//! ```
+//! The work is [`karsinta_harness::ab::run_ab`].
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use karsinta_harness::ab::{run_ab, AbError, AbRequest, Prepared, Side};
+use karsinta_harness::config::Overrides;
+
+use super::UsageError;
+
+/// Flags of `karsinta ab`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Base revision (anything `git rev-parse` accepts).
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// Dev revision.
+    #[arg(long, value_name = "REV")]
+    pub dev: Option<String>,
+    /// Base engine binary instead of a revision.
+    #[arg(long, value_name = "PATH")]
+    pub base_cmd: Option<PathBuf>,
+    /// Dev engine binary instead of a revision.
+    #[arg(long, value_name = "PATH")]
+    pub dev_cmd: Option<PathBuf>,
+    /// Base parameter file for the in-process engine.
+    #[arg(long, value_name = "FILE")]
+    pub base_params: Option<PathBuf>,
+    /// Dev parameter file for the in-process engine.
+    #[arg(long, value_name = "FILE")]
+    pub dev_params: Option<PathBuf>,
+    /// Match config with an sprt: block and optionally a build: block
+    /// (default: configs/ab.yaml in the repository).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine's git checkout.
+    #[arg(long, default_value = ".", value_name = "PATH")]
+    pub repo: PathBuf,
+    /// Most games (overrides the config's cap).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Games played at once.
+    #[arg(long, short = 'j')]
+    pub concurrency: Option<usize>,
+    /// Seed of the opening order.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Time control: nodes=N, depth=N, movetime=S, BASE+INC, MOVES/BASE+INC.
+    #[arg(long, value_name = "TC")]
+    pub tc: Option<String>,
+    /// Run folder (default: results/<config name>-<UTC time>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Build and bench only; play no games.
+    #[arg(long)]
+    pub bench_only: bool,
+    /// No progress output (CI).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Maps setup errors the user can fix to [`UsageError`] (exit 2).
+pub fn classify(e: AbError) -> anyhow::Error {
+    match e {
+        AbError::Config(_) | AbError::Side { .. } => UsageError(e.to_string()).into(),
+        other => other.into(),
+    }
+}
+
+/// The config: `--config`, else `configs/ab.yaml` (or the given default
+/// name) in the repository.
+pub fn config_path(
+    given: Option<PathBuf>,
+    repo: &std::path::Path,
+    default_name: &str,
+) -> anyhow::Result<PathBuf> {
+    if let Some(c) = given {
+        return Ok(c);
+    }
+    let p = repo.join("configs").join(default_name);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(UsageError(format!(
+            "no --config given and {} does not exist",
+            p.display()
+        ))
+        .into())
+    }
+}
+
+fn print_side(p: &Prepared) {
+    println!(
+        "{:<5} | {} | {} | {}",
+        p.role,
+        p.engine.name,
+        p.origin,
+        p.bench_text()
+    );
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let dev = Side::from_flags("dev", args.dev, args.dev_cmd, args.dev_params).map_err(classify)?;
+    let base =
+        Side::from_flags("base", args.base, args.base_cmd, args.base_params).map_err(classify)?;
+    let config = config_path(args.config, &args.repo, "ab.yaml")?;
+    let req = AbRequest {
+        config,
+        overrides: Overrides {
+            games: args.games,
+            concurrency: args.concurrency,
+            seed: args.seed,
+            time_control: args.tc,
+        },
+        repo: args.repo,
+        base,
+        dev,
+        out_dir: args.out,
+        quiet: args.quiet,
+        bench_only: args.bench_only,
+    };
+    ctrlc::set_handler(|| {
+        karsinta_harness::engine::kill_all_children();
+        eprintln!("\ninterrupted");
+        std::process::exit(130);
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    let quiet = args.quiet;
+    let mut log = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let outcome = run_ab(&req, None, &mut log).map_err(classify)?;
+    print_side(&outcome.dev);
+    print_side(&outcome.base);
+    if let Some(s) = &outcome.summary {
+        println!();
+        print!("{}", outcome.block());
+        if let Some(sp) = &s.sprt {
+            println!(
+                "\nResult: {} ({} Elo bounds, dev's point of view)",
+                match sp.decision.as_str() {
+                    "H1" => "H1 accepted: dev is better",
+                    "H0" => "H0 accepted: dev is not better",
+                    _ => "inconclusive: no decision within the game cap",
+                },
+                sp.model.name()
+            );
+        }
+        println!("Run   | {} ({})", outcome.out_dir.display(), s.status);
+    }
+    Ok(())
+}

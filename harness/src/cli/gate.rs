@@ -1,0 +1,184 @@
+//! `karsinta gate`: the CI non-regression test. Unlike the other commands it
+//! chooses its own exit status: 0 pass, 1 regression, 2 setup or usage
+//! error, 3 inconclusive (or as `gate.inconclusive` / `--inconclusive` say).
+//!
+//! ```text
+//! karsinta gate --baseline REV --candidate REV [--config configs/gate.yaml] [--repo PATH]
+//! karsinta gate --baseline-cmd PATH --candidate-cmd PATH [...]
+//! karsinta gate --baseline-params A.yaml --candidate-params B.yaml [...]
+//! ```
+//! The work is [`karsinta_harness::gate::run_gate`].
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use karsinta_harness::ab::Side;
+use karsinta_harness::config::Overrides;
+use karsinta_harness::gate::{self, GateRequest, InconclusivePolicy, EXIT_SETUP};
+
+/// Flags of `karsinta gate`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Baseline revision (anything `git rev-parse` accepts).
+    #[arg(long, visible_alias = "base", value_name = "REV")]
+    pub baseline: Option<String>,
+    /// Candidate revision.
+    #[arg(long, visible_alias = "dev", value_name = "REV")]
+    pub candidate: Option<String>,
+    /// Baseline engine binary.
+    #[arg(long, visible_alias = "base-cmd", value_name = "PATH")]
+    pub baseline_cmd: Option<PathBuf>,
+    /// Candidate engine binary.
+    #[arg(long, visible_alias = "dev-cmd", value_name = "PATH")]
+    pub candidate_cmd: Option<PathBuf>,
+    /// Baseline parameter file for the in-process engine.
+    #[arg(long, visible_alias = "base-params", value_name = "FILE")]
+    pub baseline_params: Option<PathBuf>,
+    /// Candidate parameter file for the in-process engine.
+    #[arg(long, visible_alias = "dev-params", value_name = "FILE")]
+    pub candidate_params: Option<PathBuf>,
+    /// Match config (default: configs/gate.yaml in the repository). Without
+    /// an sprt: block the gate tests nElo [-5, 0].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine's git checkout.
+    #[arg(long, default_value = ".", value_name = "PATH")]
+    pub repo: PathBuf,
+    /// What an undecided test counts as: pass, fail or error (exit 3).
+    #[arg(long, value_name = "POLICY")]
+    pub inconclusive: Option<InconclusivePolicy>,
+    /// Wall-clock budget of the match in minutes.
+    #[arg(long, value_name = "MINUTES")]
+    pub max_minutes: Option<f64>,
+    /// Game budget (overrides the config's cap).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Games played at once.
+    #[arg(long, short = 'j')]
+    pub concurrency: Option<usize>,
+    /// Seed of the opening order.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Time control: nodes=N, depth=N, movetime=S, BASE+INC, MOVES/BASE+INC.
+    #[arg(long, value_name = "TC")]
+    pub tc: Option<String>,
+    /// Run folder (default: results/<config name>-<UTC time>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Markdown report (default: gate.md in the run folder). It is also
+    /// appended to $GITHUB_STEP_SUMMARY when that is set.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+fn setup_error(message: &str, markdown: Option<&std::path::Path>) -> ExitCode {
+    eprintln!("error: {message}");
+    if let Err(e) = gate::write_markdown(markdown, &gate::error_markdown(message)) {
+        eprintln!("error: writing the Markdown report: {e}");
+    }
+    ExitCode::from(EXIT_SETUP)
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let md = args.markdown.clone();
+    let sides = Side::from_flags(
+        "candidate",
+        args.candidate,
+        args.candidate_cmd,
+        args.candidate_params,
+    )
+    .and_then(|c| {
+        Side::from_flags(
+            "baseline",
+            args.baseline,
+            args.baseline_cmd,
+            args.baseline_params,
+        )
+        .map(|b| (c, b))
+    });
+    let (candidate, baseline) = match sides {
+        Ok(s) => s,
+        Err(e) => return setup_error(&e.to_string(), md.as_deref()),
+    };
+    let config = match super::ab::config_path(args.config, &args.repo, "gate.yaml") {
+        Ok(c) => c,
+        Err(e) => return setup_error(&format!("{e:#}"), md.as_deref()),
+    };
+    let req = GateRequest {
+        config,
+        overrides: Overrides {
+            games: args.games,
+            concurrency: args.concurrency,
+            seed: args.seed,
+            time_control: args.tc,
+        },
+        repo: args.repo,
+        baseline,
+        candidate,
+        inconclusive: args.inconclusive,
+        max_minutes: args.max_minutes,
+        out_dir: args.out,
+        quiet: args.quiet,
+    };
+    if let Err(e) = ctrlc::set_handler(|| {
+        karsinta_harness::engine::kill_all_children();
+        eprintln!("\ninterrupted");
+        std::process::exit(130);
+    }) {
+        return setup_error(
+            &format!("cannot install the Ctrl-C handler: {e}"),
+            md.as_deref(),
+        );
+    }
+    let quiet = args.quiet;
+    let mut log = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let report = match gate::run_gate(&req, &mut log) {
+        Ok(r) => r,
+        Err(e) => {
+            let mut message = e.to_string();
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                let text = s.to_string();
+                if !message.contains(&text) {
+                    message = format!("{message}: {text}");
+                }
+                src = s.source();
+            }
+            return setup_error(&message, md.as_deref());
+        }
+    };
+    let text = gate::markdown(&report);
+    let md_path = md.unwrap_or_else(|| report.out_dir.join("gate.md"));
+    if let Err(e) = gate::write_markdown(Some(&md_path), &text) {
+        eprintln!("error: {}: {e}", md_path.display());
+        return ExitCode::from(EXIT_SETUP);
+    }
+    println!(
+        "gate: {} (exit {})",
+        report.verdict.word(),
+        report.exit_code
+    );
+    for p in [&report.candidate, &report.baseline] {
+        println!(
+            "{:<9} | {} | {} | {}",
+            p.role,
+            p.engine.name,
+            p.origin,
+            p.bench_text()
+        );
+    }
+    print!("{}", report.block);
+    println!(
+        "Run   | {} ({})",
+        report.out_dir.display(),
+        md_path.display()
+    );
+    ExitCode::from(report.exit_code)
+}

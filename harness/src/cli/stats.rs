@@ -1,0 +1,367 @@
+//! `karsinta stats`: match statistics from result counts, for scripts and CI.
+//!
+//! ```text
+//! karsinta stats --ptnml LL,LD,DD,DW,WW [--elo0 X --elo1 Y] [--alpha A] [--beta B] [--model M] [--json]
+//! karsinta stats --wdl W,D,L ...
+//! karsinta stats expected --elo0 X --elo1 Y --elo E[,E..] --draw-ratio D [--rms-bias B] ...
+//! ```
+//! All maths comes from [`karsinta_harness::stats`].
+
+use std::str::FromStr;
+
+use karsinta_harness::stats::{
+    expected_games_checked, EloModel, Estimate, Pentanomial, SprtParams, SprtResult, Trinomial,
+};
+use serde::Serialize;
+
+use super::{usage, UsageError};
+
+/// Flags of `karsinta stats`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<StatsCommand>,
+    /// Pentanomial counts of game pairs, first engine's view (DD includes WL pairs).
+    #[arg(
+        long,
+        value_name = "LL,LD,DD,DW,WW",
+        allow_hyphen_values = true,
+        conflicts_with = "wdl"
+    )]
+    pub ptnml: Option<String>,
+    /// Trinomial counts of games, first engine's view.
+    #[arg(long, value_name = "W,D,L", allow_hyphen_values = true)]
+    pub wdl: Option<String>,
+    #[command(flatten)]
+    pub sprt: SprtArgs,
+    /// Print one JSON object instead of a readable summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// SPRT design flags; the SPRT is computed only when both bounds are given.
+#[derive(clap::Args, Debug)]
+pub struct SprtArgs {
+    /// H0 bound (Elo in the chosen model).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo0: Option<f64>,
+    /// H1 bound (Elo in the chosen model).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo1: Option<f64>,
+    /// False positive rate (at elo0).
+    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
+    pub alpha: f64,
+    /// False negative rate (at elo1).
+    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
+    pub beta: f64,
+    /// How elo0/elo1 are expressed: normalized or logistic.
+    #[arg(long, default_value = "normalized", value_parser = EloModel::from_str)]
+    pub model: EloModel,
+}
+
+/// Subcommands of `karsinta stats`.
+#[derive(clap::Subcommand, Debug)]
+pub enum StatsCommand {
+    /// Pass probability and expected games of an SPRT (fishtest's calculator).
+    Expected(ExpectedArgs),
+}
+
+/// Flags of `karsinta stats expected`.
+#[derive(clap::Args, Debug)]
+pub struct ExpectedArgs {
+    /// True logistic Elo difference(s) to evaluate, comma separated.
+    #[arg(
+        long,
+        required = true,
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub elo: Vec<f64>,
+    /// Per-game draw ratio, in [0, 1).
+    #[arg(long)]
+    pub draw_ratio: f64,
+    /// RMS opening bias in logistic Elo (0 for balanced books).
+    #[arg(long, default_value_t = 0.0)]
+    pub rms_bias: f64,
+    #[command(flatten)]
+    pub sprt: SprtArgs,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The JSON object `karsinta stats --json` prints.
+#[derive(Serialize)]
+struct Report {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ptnml: Option<Pentanomial>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wdl: Option<Trinomial>,
+    #[serde(flatten)]
+    estimate: Estimate,
+    #[serde(flatten)]
+    sprt: Option<SprtReport>,
+}
+
+#[derive(Serialize)]
+struct SprtReport {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    model: EloModel,
+    llr: f64,
+    llr_lower: f64,
+    llr_upper: f64,
+    decision: karsinta_harness::stats::SprtDecision,
+}
+
+/// Runs `karsinta stats`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(StatsCommand::Expected(e)) = args.command {
+        return run_expected(e);
+    }
+    let params = sprt_params(&args.sprt, false)?;
+    let (ptnml, wdl) = match (&args.ptnml, &args.wdl) {
+        (Some(s), None) => {
+            let c = parse_counts::<5>(s, "--ptnml", "LL,LD,DD,DW,WW")?;
+            (Some(Pentanomial(c)), None)
+        }
+        (None, Some(s)) => {
+            let [w, d, l] = parse_counts::<3>(s, "--wdl", "W,D,L")?;
+            (None, Some(Trinomial::new(w, d, l)))
+        }
+        _ => return usage("give the results with --ptnml LL,LD,DD,DW,WW or --wdl W,D,L"),
+    };
+    let (estimate, result) = match (ptnml, wdl) {
+        (Some(p), _) => (p.estimate(), params.map(|s| s.test_penta(&p))),
+        (None, Some(t)) => (t.estimate(), params.map(|s| s.test_wdl(&t))),
+        (None, None) => unreachable!("one of the counts was parsed above"),
+    };
+    let sprt = params.zip(result).map(|(p, r)| sprt_report(&p, &r));
+    let report = Report {
+        ptnml,
+        wdl,
+        estimate,
+        sprt,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", summary(&report));
+    }
+    Ok(())
+}
+
+fn sprt_report(p: &SprtParams, r: &SprtResult) -> SprtReport {
+    SprtReport {
+        elo0: p.elo0,
+        elo1: p.elo1,
+        alpha: p.alpha,
+        beta: p.beta,
+        model: p.model,
+        llr: r.llr,
+        llr_lower: r.lower,
+        llr_upper: r.upper,
+        decision: r.decision,
+    }
+}
+
+/// The SPRT design, or `None` when no bounds were given (allowed only if
+/// `required` is false).
+fn sprt_params(a: &SprtArgs, required: bool) -> anyhow::Result<Option<SprtParams>> {
+    match (a.elo0, a.elo1) {
+        (Some(elo0), Some(elo1)) => {
+            let p = SprtParams::new(elo0, elo1, a.alpha, a.beta, a.model)
+                .map_err(|e| UsageError(e.to_string()))?;
+            Ok(Some(p))
+        }
+        (None, None) if !required => Ok(None),
+        (None, None) => usage("give the SPRT bounds with --elo0 and --elo1"),
+        _ => usage("--elo0 and --elo1 must be given together"),
+    }
+}
+
+/// Parses exactly `N` comma-separated non-negative whole numbers.
+fn parse_counts<const N: usize>(s: &str, flag: &str, shape: &str) -> anyhow::Result<[u64; N]> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != N {
+        return usage(format!(
+            "{flag} expects {N} comma-separated counts {shape}, got {} in '{s}'",
+            parts.len()
+        ));
+    }
+    let mut out = [0u64; N];
+    for (slot, part) in out.iter_mut().zip(&parts) {
+        *slot = match part.parse::<u64>() {
+            Ok(v) => v,
+            Err(_) if part.parse::<i128>().is_ok_and(|v| v < 0) => {
+                return usage(format!("{flag}: count '{part}' is negative"));
+            }
+            Err(_) => {
+                return usage(format!(
+                    "{flag}: '{part}' is not a whole number (expected {shape})"
+                ));
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// Two decimals, without the "-0.00" that rounding a tiny negative gives.
+fn f2(x: f64) -> String {
+    let s = format!("{x:.2}");
+    if s == "-0.00" {
+        "0.00".to_string()
+    } else {
+        s
+    }
+}
+
+/// The readable summary, in the layout of a commit message's result block.
+fn summary(r: &Report) -> String {
+    let e = &r.estimate;
+    let mut out = String::new();
+    match (&r.ptnml, &r.wdl) {
+        (Some(p), _) => {
+            out += &format!("Games | N: {} (pairs: {})\n", e.games, p.pairs());
+            out += &format!("Penta | {:?}\n", p.0);
+        }
+        (None, Some(t)) => {
+            out += &format!(
+                "Games | N: {} W: {} L: {} D: {}\n",
+                e.games, t.wins, t.losses, t.draws
+            );
+        }
+        (None, None) => {}
+    }
+    out += &format!(
+        "Score | {:.2}%  draw ratio {:.1}%\n",
+        100.0 * e.score,
+        100.0 * e.draw_ratio
+    );
+    out += &format!(
+        "Elo   | {} +- {} (95%) [{}, {}]\n",
+        f2(e.elo),
+        f2(e.elo_error),
+        f2(e.elo_low),
+        f2(e.elo_high)
+    );
+    out += &format!("nElo  | {} +- {} (95%)\n", f2(e.nelo), f2(e.nelo_error));
+    out += &format!("LOS   | {:.2}%\n", 100.0 * e.los);
+    if let Some(s) = &r.sprt {
+        let verdict = match s.decision {
+            karsinta_harness::stats::SprtDecision::H0 => "H0 accepted",
+            karsinta_harness::stats::SprtDecision::H1 => "H1 accepted",
+            karsinta_harness::stats::SprtDecision::Continue => "continue",
+        };
+        out += &format!(
+            "LLR   | {} ({:.2}, {:.2}) [{:.2}, {:.2}] {} -> {verdict}\n",
+            f2(s.llr),
+            s.llr_lower,
+            s.llr_upper,
+            s.elo0,
+            s.elo1,
+            s.model.name()
+        );
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct ExpectedRow {
+    elo: f64,
+    pass_probability: f64,
+    expected_games: f64,
+}
+
+#[derive(Serialize)]
+struct ExpectedReport {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    model: EloModel,
+    draw_ratio: f64,
+    rms_bias: f64,
+    rows: Vec<ExpectedRow>,
+}
+
+/// Runs `karsinta stats expected`.
+fn run_expected(a: ExpectedArgs) -> anyhow::Result<()> {
+    let Some(params) = sprt_params(&a.sprt, true)? else {
+        return usage("give the SPRT bounds with --elo0 and --elo1");
+    };
+    let mut rows = Vec::with_capacity(a.elo.len());
+    for &elo in &a.elo {
+        let (pass, games) = expected_games_checked(&params, elo, a.draw_ratio, a.rms_bias)
+            .map_err(|e| UsageError(e.to_string()))?;
+        rows.push(ExpectedRow {
+            elo,
+            pass_probability: pass,
+            expected_games: games,
+        });
+    }
+    let report = ExpectedReport {
+        elo0: params.elo0,
+        elo1: params.elo1,
+        alpha: params.alpha,
+        beta: params.beta,
+        model: params.model,
+        draw_ratio: a.draw_ratio,
+        rms_bias: a.rms_bias,
+        rows,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    println!(
+        "SPRT [{:.2}, {:.2}] {} alpha {} beta {}; draw ratio {}, RMS bias {}",
+        report.elo0,
+        report.elo1,
+        report.model.name(),
+        report.alpha,
+        report.beta,
+        report.draw_ratio,
+        report.rms_bias
+    );
+    println!("{:>8}  {:>8}  {:>10}", "Elo", "P(pass)", "E[games]");
+    for r in &report.rows {
+        println!(
+            "{:>8.2}  {:>7.1}%  {:>10.0}",
+            r.elo,
+            100.0 * r.pass_probability,
+            r.expected_games
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_parsing() {
+        assert_eq!(
+            parse_counts::<3>("1, 2,3", "--wdl", "W,D,L").unwrap(),
+            [1, 2, 3]
+        );
+        let err = parse_counts::<3>("1,2", "--wdl", "W,D,L")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expects 3"), "{err}");
+        let err = parse_counts::<3>("1,-2,3", "--wdl", "W,D,L")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("negative"), "{err}");
+        let err = parse_counts::<3>("1,x,3", "--wdl", "W,D,L")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a whole number"), "{err}");
+        let err = parse_counts::<5>("1,2,3,4,5.5", "--ptnml", "").unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some());
+    }
+}

@@ -1,0 +1,816 @@
+//! Match configuration. YAML flows one way: [`RawConfig`] (serde,
+//! `deny_unknown_fields`, exactly what the user wrote) -> command-line
+//! [`Overrides`] -> validation -> [`MatchConfig`] (absolute paths, checked
+//! ranges, parsed time control, engine [`PlayerSpec`]s). Every error names
+//! the file and the key. The resolved config is written into the run folder
+//! as a normal config file ([`MatchConfig::resolved_yaml`]) so that
+//! `--resume` reloads it with the same loader.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::engine::{PlayerKind, PlayerSpec};
+use crate::game::{Adjudication, DrawAdjudication, GameSettings, ResignAdjudication};
+use crate::openings::{OpeningFormat, OpeningOrder};
+use crate::stats::{EloModel, SprtParams};
+use crate::timecontrol::TimeControl;
+
+/// Default extra time a move may take beyond its limit before it loses.
+pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
+/// Default watchdog for node- and depth-limited moves.
+pub const DEFAULT_WATCHDOG_MS: u64 = 30_000;
+/// Default time an engine gets for its handshake.
+pub const DEFAULT_INIT_TIMEOUT_MS: u64 = 10_000;
+
+/// A config that cannot be used. Each variant names the file; `Invalid`
+/// also names the key (`engines[1].cmd`, `sprt.elo1`).
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Syntax { path: PathBuf, message: String },
+    #[error("{path}: {key}: {message}")]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        message: String,
+    },
+}
+
+/// The config file as written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Run name (results folder prefix, PGN `Event`); default: file stem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub engines: Vec<RawEngine>,
+    /// `match` (two engines, the default), `gauntlet` (first engine against
+    /// each other one) or `round_robin`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentKind>,
+    /// Games per pairing (even: games come in colour-swapped pairs). With an
+    /// `sprt:` block, the most games before the test is called inconclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<u64>,
+    /// Games played at once (default: number of cores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    /// Seed for the opening order (default: random, recorded in the run folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `nodes=N`, `depth=N`, `movetime=SECONDS`, `BASE+INC` or `MOVES/BASE+INC`.
+    pub time_control: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_margin_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchdog_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<RawOpenings>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<RawAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<RawSprt>,
+    /// `karsinta ab` / `gate`: how revisions are built (unused by `match`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::RawBuild>,
+    /// `karsinta gate`: budget and verdict settings (unused by `match`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<crate::gate::RawGate>,
+}
+
+/// Engine protocol in YAML.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RawKind {
+    Uci,
+    Xboard,
+    /// The `karsinta-engine` library inside the harness.
+    #[serde(alias = "in_process", alias = "in-process")]
+    Inprocess,
+}
+
+/// One engine as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEngine {
+    pub name: String,
+    /// Default: `uci`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RawKind>,
+    /// Program (external engines): a path relative to the config file, or a
+    /// bare name looked up in `PATH`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmd: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Working directory (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// UCI `setoption` / xboard `option` values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_timeout_ms: Option<u64>,
+    /// In-process only: a parameter file (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params_file: Option<String>,
+    /// In-process only: parameters set inline (applied after `params_file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<serde_yaml::Mapping>,
+}
+
+/// Opening suite as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpenings {
+    /// EPD or PGN file, relative to the config file.
+    pub file: String,
+    /// Default: from the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<OpeningFormat>,
+    /// PGN only: use the first N plies of each game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plies: Option<usize>,
+    /// `sequential` (default) or `random` (shuffled by the seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<OpeningOrder>,
+    /// Begin at this position of the order (to continue a suite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<usize>,
+}
+
+/// Adjudication as written; everything is off by default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAdjudication {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign: Option<ResignAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_moves: Option<u32>,
+}
+
+/// SPRT as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    #[serde(default = "default_error_rate")]
+    pub alpha: f64,
+    #[serde(default = "default_error_rate")]
+    pub beta: f64,
+    /// `normalized` (default, as fishtest) or `logistic`.
+    #[serde(default = "default_model")]
+    pub model: EloModel,
+    /// Most games before the test ends as inconclusive (default: `games`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_games: Option<u64>,
+}
+
+fn default_error_rate() -> f64 {
+    0.05
+}
+
+fn default_model() -> EloModel {
+    EloModel::Normalized
+}
+
+/// How engines are paired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentKind {
+    /// Two engines.
+    Match,
+    /// The first engine against each of the others.
+    Gauntlet,
+    /// Every engine against every other.
+    RoundRobin,
+}
+
+/// Command-line values that replace config keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides {
+    pub games: Option<u64>,
+    pub concurrency: Option<usize>,
+    pub seed: Option<u64>,
+    pub time_control: Option<String>,
+}
+
+/// Resolved opening settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpeningsConfig {
+    pub path: PathBuf,
+    pub format: Option<OpeningFormat>,
+    pub plies: Option<usize>,
+    pub order: OpeningOrder,
+    pub start: usize,
+}
+
+/// A validated match configuration.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub name: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    pub engines: Vec<PlayerSpec>,
+    pub tournament: TournamentKind,
+    /// Games per pairing (even). With SPRT: the cap.
+    pub games: u64,
+    pub concurrency: usize,
+    pub seed: u64,
+    pub settings: GameSettings,
+    /// `None` = every pair starts from the standard position.
+    pub openings: Option<OpeningsConfig>,
+    pub sprt: Option<SprtParams>,
+    /// The config with absolute paths, overrides and the chosen seed filled in.
+    pub resolved: RawConfig,
+}
+
+fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+/// Look a bare program name up in `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn absolute(base: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    // Canonical when it exists (cleaner paths in the resolved config).
+    std::fs::canonicalize(&joined).unwrap_or(joined)
+}
+
+fn yaml_text(v: &serde_yaml::Value) -> Option<String> {
+    match v {
+        serde_yaml::Value::Bool(b) => Some(b.to_string()),
+        serde_yaml::Value::Number(n) => Some(n.to_string()),
+        serde_yaml::Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+impl MatchConfig {
+    /// Read, override and validate a config file.
+    pub fn load(path: &Path, overrides: &Overrides) -> Result<MatchConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_yaml(&text, path, overrides)
+    }
+
+    /// Parse and validate config text; `path` names the file in errors and
+    /// relative paths are taken from its folder.
+    pub fn from_yaml(
+        text: &str,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<MatchConfig, ConfigError> {
+        let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Self::resolve(raw, path, overrides)
+    }
+
+    /// Validate a parsed config.
+    pub fn resolve(
+        mut raw: RawConfig,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<MatchConfig, ConfigError> {
+        let base = std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .or_else(|| path.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        let base = std::fs::canonicalize(&base).unwrap_or(base);
+
+        if let Some(g) = overrides.games {
+            raw.games = Some(g);
+            // `--games` is the cap of an SPRT too.
+            if let Some(s) = raw.sprt.as_mut().filter(|s| s.max_games.is_some()) {
+                s.max_games = Some(g);
+            }
+        }
+        if let Some(c) = overrides.concurrency {
+            raw.concurrency = Some(c);
+        }
+        if let Some(s) = overrides.seed {
+            raw.seed = Some(s);
+        }
+        if let Some(tc) = &overrides.time_control {
+            raw.time_control = tc.clone();
+        }
+
+        let name = match &raw.name {
+            Some(n) if n.trim().is_empty() => {
+                return Err(invalid(path, "name", "must not be empty"))
+            }
+            Some(n) => n.clone(),
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "match".into()),
+        };
+        if name.contains(['/', '\\']) {
+            return Err(invalid(path, "name", "must not contain path separators"));
+        }
+        raw.name = Some(name.clone());
+
+        // Engines.
+        if raw.engines.len() < 2 {
+            return Err(invalid(path, "engines", "at least two engines are needed"));
+        }
+        let mut engines = Vec::new();
+        for (i, e) in raw.engines.iter_mut().enumerate() {
+            let key = |k: &str| format!("engines[{i}].{k}");
+            if e.name.trim().is_empty() {
+                return Err(invalid(path, key("name"), "must not be empty"));
+            }
+            if engines.iter().any(|s: &PlayerSpec| s.name == e.name) {
+                return Err(invalid(
+                    path,
+                    key("name"),
+                    format!("'{}' is used by two engines", e.name),
+                ));
+            }
+            let kind = e.kind.unwrap_or(RawKind::Uci);
+            let mut options = Vec::new();
+            for (k, v) in &e.options {
+                let text = yaml_text(v).ok_or_else(|| {
+                    invalid(
+                        path,
+                        key(&format!("options.{k}")),
+                        "must be a string, number or boolean",
+                    )
+                })?;
+                options.push((k.clone(), text));
+            }
+            let init_timeout =
+                Duration::from_millis(e.init_timeout_ms.unwrap_or(DEFAULT_INIT_TIMEOUT_MS));
+            let dir = e.dir.as_deref().map(|d| absolute(&base, d));
+            if let Some(d) = &dir {
+                e.dir = Some(d.display().to_string());
+            }
+            let (player_kind, cmd) = match kind {
+                RawKind::Inprocess => {
+                    if e.cmd.is_some() || !e.args.is_empty() {
+                        return Err(invalid(
+                            path,
+                            key("cmd"),
+                            "an in-process engine has no command",
+                        ));
+                    }
+                    let mut params = karsinta_engine::Params::default();
+                    if let Some(f) = &e.params_file {
+                        let p = absolute(&base, f);
+                        params = karsinta_engine::Params::load_yaml(&p)
+                            .map_err(|err| invalid(path, key("params_file"), err.to_string()))?;
+                        e.params_file = Some(p.display().to_string());
+                    }
+                    if let Some(map) = &e.params {
+                        for (k, v) in map {
+                            let Some(name) = k.as_str() else {
+                                return Err(invalid(
+                                    path,
+                                    key("params"),
+                                    "parameter names must be strings",
+                                ));
+                            };
+                            params.apply_value(name, v).map_err(|err| {
+                                invalid(path, key(&format!("params.{name}")), err.to_string())
+                            })?;
+                        }
+                    }
+                    (PlayerKind::InProcess(Box::new(params)), PathBuf::new())
+                }
+                RawKind::Uci | RawKind::Xboard => {
+                    if e.params.is_some() || e.params_file.is_some() {
+                        return Err(invalid(
+                            path,
+                            key("params"),
+                            "parameters apply to in-process engines only (use options: for external engines)",
+                        ));
+                    }
+                    let Some(cmd) = e.cmd.as_deref().filter(|c| !c.trim().is_empty()) else {
+                        return Err(invalid(
+                            path,
+                            key("cmd"),
+                            "an external engine needs a command",
+                        ));
+                    };
+                    let resolved = if cmd.contains('/') {
+                        absolute(&base, cmd)
+                    } else {
+                        // A bare name is looked up in PATH; unresolved names are
+                        // kept (the engine then fails to start, as a result).
+                        which(cmd).unwrap_or_else(|| PathBuf::from(cmd))
+                    };
+                    e.cmd = Some(resolved.display().to_string());
+                    let k = if kind == RawKind::Uci {
+                        PlayerKind::Uci
+                    } else {
+                        PlayerKind::Xboard
+                    };
+                    (k, resolved)
+                }
+            };
+            engines.push(PlayerSpec {
+                name: e.name.clone(),
+                kind: player_kind,
+                cmd,
+                args: e.args.clone(),
+                dir,
+                options,
+                init_timeout,
+                stderr_log: None,
+            });
+        }
+
+        let tournament = match (raw.tournament, engines.len()) {
+            (None, 2) => TournamentKind::Match,
+            (None, _) => {
+                return Err(invalid(
+                    path,
+                    "tournament",
+                    "with more than two engines, choose gauntlet or round_robin",
+                ))
+            }
+            (Some(TournamentKind::Match), n) if n != 2 => {
+                return Err(invalid(
+                    path,
+                    "tournament",
+                    format!("match needs exactly two engines, found {n}"),
+                ))
+            }
+            (Some(t), _) => t,
+        };
+
+        let tc: TimeControl =
+            raw.time_control
+                .parse()
+                .map_err(|e: crate::timecontrol::TimeControlError| {
+                    invalid(path, "time_control", e.to_string())
+                })?;
+
+        let concurrency = match raw.concurrency {
+            Some(0) => return Err(invalid(path, "concurrency", "must be at least 1")),
+            Some(c) if c > 1024 => {
+                return Err(invalid(path, "concurrency", "must be at most 1024"))
+            }
+            Some(c) => c,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+
+        let seed = raw.seed.unwrap_or_else(|| {
+            use std::time::{SystemTime, UNIX_EPOCH};
+            let t = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            (t.as_nanos() as u64) ^ u64::from(std::process::id()).rotate_left(32)
+        });
+        raw.seed = Some(seed);
+
+        let sprt = match &raw.sprt {
+            None => None,
+            Some(s) => {
+                if tournament != TournamentKind::Match {
+                    return Err(invalid(
+                        path,
+                        "sprt",
+                        "an SPRT needs a match between exactly two engines",
+                    ));
+                }
+                let params = SprtParams {
+                    elo0: s.elo0,
+                    elo1: s.elo1,
+                    alpha: s.alpha,
+                    beta: s.beta,
+                    model: s.model,
+                };
+                params
+                    .validate()
+                    .map_err(|e| invalid(path, "sprt", e.to_string()))?;
+                Some(params)
+            }
+        };
+        let games_key = if raw.sprt.as_ref().is_some_and(|s| s.max_games.is_some()) {
+            "sprt.max_games"
+        } else {
+            "games"
+        };
+        let games = raw
+            .sprt
+            .as_ref()
+            .and_then(|s| s.max_games)
+            .or(raw.games)
+            .ok_or_else(|| invalid(path, "games", "missing (how many games per pairing?)"))?;
+        if games == 0 || !games.is_multiple_of(2) {
+            return Err(invalid(
+                path,
+                games_key,
+                format!(
+                    "{games} is not a positive even number (games come in colour-swapped pairs)"
+                ),
+            ));
+        }
+
+        let openings = match &mut raw.openings {
+            None => None,
+            Some(o) => {
+                let p = absolute(&base, &o.file);
+                if !p.is_file() {
+                    return Err(invalid(
+                        path,
+                        "openings.file",
+                        format!("{} does not exist", p.display()),
+                    ));
+                }
+                if o.format.is_none() && OpeningFormat::from_path(&p).is_none() {
+                    return Err(invalid(
+                        path,
+                        "openings.format",
+                        "cannot tell the format from the file name: give epd or pgn",
+                    ));
+                }
+                if o.plies == Some(0) {
+                    return Err(invalid(path, "openings.plies", "must be at least 1"));
+                }
+                o.file = p.display().to_string();
+                Some(OpeningsConfig {
+                    path: p,
+                    format: o.format,
+                    plies: o.plies,
+                    order: o.order.unwrap_or_default(),
+                    start: o.start.unwrap_or(0),
+                })
+            }
+        };
+
+        let adj = raw.adjudication.clone().unwrap_or_default();
+        if let Some(d) = adj.draw {
+            if d.move_count == 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.draw.move_count",
+                    "must be at least 1",
+                ));
+            }
+            if d.score_cp < 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.draw.score_cp",
+                    "must not be negative",
+                ));
+            }
+        }
+        if let Some(r) = adj.resign {
+            if r.move_count == 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.resign.move_count",
+                    "must be at least 1",
+                ));
+            }
+            if r.score_cp <= 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.resign.score_cp",
+                    "must be positive",
+                ));
+            }
+        }
+        if adj.max_moves == Some(0) {
+            return Err(invalid(
+                path,
+                "adjudication.max_moves",
+                "must be at least 1",
+            ));
+        }
+        let watchdog_ms = raw.watchdog_ms.unwrap_or(DEFAULT_WATCHDOG_MS);
+        if watchdog_ms == 0 {
+            return Err(invalid(path, "watchdog_ms", "must be positive"));
+        }
+        let settings = GameSettings {
+            tc,
+            margin: Duration::from_millis(raw.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS)),
+            watchdog: Duration::from_millis(watchdog_ms),
+            adjudication: Adjudication {
+                draw: adj.draw,
+                resign: adj.resign,
+                max_moves: adj.max_moves,
+            },
+        };
+
+        Ok(MatchConfig {
+            name,
+            path: path.to_path_buf(),
+            engines,
+            tournament,
+            games,
+            concurrency,
+            seed,
+            settings,
+            openings,
+            sprt,
+            resolved: raw,
+        })
+    }
+
+    /// Number of game pairs per pairing.
+    pub fn pairs_per_pairing(&self) -> u64 {
+        self.games / 2
+    }
+
+    /// The resolved config as YAML (reloadable with [`MatchConfig::load`]).
+    pub fn resolved_yaml(&self) -> String {
+        let body = serde_yaml::to_string(&self.resolved).unwrap_or_default();
+        format!(
+            "# Resolved by karsinta from {}\n{body}",
+            self.path.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "
+engines:
+  - name: base
+    type: inprocess
+  - name: dev
+    type: inprocess
+    params: { null_move_r: 2 }
+games: 10
+concurrency: 2
+seed: 7
+time_control: nodes=500
+";
+
+    fn load(text: &str) -> Result<MatchConfig, ConfigError> {
+        MatchConfig::from_yaml(text, Path::new("/tmp/x/test.yaml"), &Overrides::default())
+    }
+
+    fn err(text: &str) -> String {
+        load(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads_and_resolves() {
+        let c = load(GOOD).unwrap();
+        assert_eq!(c.name, "test");
+        assert_eq!(c.tournament, TournamentKind::Match);
+        assert_eq!((c.games, c.concurrency, c.seed), (10, 2, 7));
+        assert_eq!(c.settings.tc, TimeControl::Nodes(500));
+        match &c.engines[1].kind {
+            PlayerKind::InProcess(p) => assert_eq!(p.search.null_move_r, 2),
+            other => panic!("{other:?}"),
+        }
+        // The resolved YAML reloads to the same thing.
+        let again = MatchConfig::from_yaml(
+            &c.resolved_yaml(),
+            Path::new("/tmp/y/r.yaml"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(again.name, "test");
+        assert_eq!(again.engines, c.engines);
+        assert_eq!(again.seed, 7);
+    }
+
+    #[test]
+    fn overrides_win() {
+        let o = Overrides {
+            games: Some(4),
+            concurrency: Some(1),
+            seed: Some(3),
+            time_control: Some("depth=2".into()),
+        };
+        let c = MatchConfig::from_yaml(GOOD, Path::new("t.yaml"), &o).unwrap();
+        assert_eq!((c.games, c.concurrency, c.seed), (4, 1, 3));
+        assert_eq!(c.settings.tc, TimeControl::Depth(2));
+        assert_eq!(c.resolved.time_control, "depth=2");
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = err(&GOOD.replace("games: 10", "gmaes: 10"));
+        assert!(e.contains("test.yaml") && e.contains("gmaes"), "{e}");
+        let e = err(&GOOD.replace("    params:", "    parms:"));
+        assert!(e.contains("engines[1]") && e.contains("parms"), "{e}");
+        let e = err(&GOOD.replace("null_move_r: 2", "null_move_r: 99"));
+        assert!(
+            e.contains("engines[1].params.null_move_r") && e.contains("1..=6"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("nodes=500", "nodes=lots"));
+        assert!(
+            e.contains("time_control") && e.contains("nodes=lots"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("games: 10", "games: 7"));
+        assert!(e.contains(": games:") && e.contains("even"), "{e}");
+        let e = err(&GOOD.replace("concurrency: 2", "concurrency: 0"));
+        assert!(e.contains("concurrency"), "{e}");
+        let e = err(&GOOD.replace("name: dev", "name: base"));
+        assert!(e.contains("engines[1].name"), "{e}");
+        let e = err(&GOOD.replace(
+            "    type: inprocess\n  - name: dev",
+            "    type: uci\n  - name: dev",
+        ));
+        assert!(e.contains("engines[0].cmd"), "{e}");
+        let e = err(&GOOD.replace(
+            "type: inprocess\n  - name: dev",
+            "type: inproc\n  - name: dev",
+        ));
+        assert!(e.contains("engines[0].type") && e.contains("inproc"), "{e}");
+        let e = err(&format!("{GOOD}openings: {{ file: /nonexistent/x.epd }}\n"));
+        assert!(
+            e.contains("openings.file") && e.contains("/nonexistent/x.epd"),
+            "{e}"
+        );
+        let e = err(&format!("{GOOD}sprt: {{ elo0: 5, elo1: 0 }}\n"));
+        assert!(e.contains(": sprt:"), "{e}");
+        let e = err(&format!(
+            "{GOOD}sprt: {{ elo0: 0, elo1: 5, modle: logistic }}\n"
+        ));
+        assert!(e.contains("sprt") && e.contains("modle"), "{e}");
+        let e = err(&format!(
+            "{GOOD}adjudication: {{ resign: {{ score_cp: 0, move_count: 3 }} }}\n"
+        ));
+        assert!(e.contains("adjudication.resign.score_cp"), "{e}");
+        let e = err(&format!(
+            "{GOOD}adjudication: {{ draw: {{ move_number: 30, score_cp: 5 }} }}\n"
+        ));
+        assert!(
+            e.contains("adjudication.draw") && e.contains("move_count"),
+            "{e}"
+        );
+        let three = GOOD.replace(
+            "games: 10",
+            "  - name: third\n    type: inprocess\ngames: 10",
+        );
+        let e = err(&three);
+        assert!(e.contains("tournament"), "{e}");
+        let c = load(&format!("{three}tournament: gauntlet\n")).unwrap();
+        assert_eq!(c.tournament, TournamentKind::Gauntlet);
+        let e = err(&format!(
+            "{three}tournament: round_robin\nsprt: {{ elo0: 0, elo1: 5 }}\n"
+        ));
+        assert!(e.contains(": sprt:"), "{e}");
+    }
+
+    #[test]
+    fn sprt_max_games_is_the_cap() {
+        let c = load(&format!(
+            "{GOOD}sprt: {{ elo0: 0, elo1: 5, max_games: 20 }}\n"
+        ))
+        .unwrap();
+        assert_eq!(c.games, 20);
+        let o = Overrides {
+            games: Some(6),
+            ..Overrides::default()
+        };
+        let text = format!("{GOOD}sprt: {{ elo0: 0, elo1: 5, max_games: 20 }}\n");
+        let c2 = MatchConfig::from_yaml(&text, Path::new("t.yaml"), &o).unwrap();
+        assert_eq!(c2.games, 6);
+        let s = c.sprt.unwrap();
+        assert_eq!(
+            (s.alpha, s.beta, s.model),
+            (0.05, 0.05, EloModel::Normalized)
+        );
+    }
+}

@@ -1,0 +1,433 @@
+//! External UCI engines: the handshake, `ucinewgame`/`isready` between
+//! games, one `position` + `go` per move (no per-move `isready` round trip),
+//! `info` parsing for score/depth/nodes, and restarts after failures.
+//!
+//! Relies on [`super::process`] for the child process and timed reads.
+//! After a timeout the process is killed (a hung engine cannot be trusted to
+//! obey `stop`), so the next [`Player::new_game`] starts a fresh one.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use super::process::{EngineProcess, ReadError};
+use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
+
+/// How long `quit` waits for the engine to exit by itself before killing it.
+const QUIT_GRACE: Duration = Duration::from_millis(250);
+
+/// A UCI engine run as a child process, started lazily and restarted after
+/// it dies or hangs.
+pub struct UciPlayer {
+    spec: PlayerSpec,
+    process: Option<EngineProcess>,
+    /// Engine's `id name`, once known.
+    id_name: Option<String>,
+    /// Reused buffer for outgoing commands.
+    out: String,
+}
+
+impl UciPlayer {
+    /// A player for `spec`; nothing is started until [`Player::new_game`].
+    pub fn new(spec: PlayerSpec) -> Self {
+        UciPlayer {
+            spec,
+            process: None,
+            id_name: None,
+            out: String::with_capacity(1024),
+        }
+    }
+
+    /// The engine's `id name` from its last handshake, if any.
+    pub fn id_name(&self) -> Option<&str> {
+        self.id_name.as_deref()
+    }
+
+    /// Process id of the running engine, if one is running.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(EngineProcess::pid)
+    }
+
+    /// Start the process and complete `uci`/`uciok`, the options and
+    /// `isready`/`readyok`, each wait bounded by the init timeout.
+    fn start(&mut self) -> Result<(), EngineError> {
+        self.kill();
+        let mut process = EngineProcess::spawn(&self.spec)?;
+        let timeout = self.spec.init_timeout;
+        if process.send("uci\n").is_err() {
+            return Err(EngineError::Start(format!(
+                "{} before the uci handshake",
+                process.describe_exit()
+            )));
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            match process.read_line(deadline) {
+                Ok(line) => {
+                    let mut tokens = line.split_ascii_whitespace();
+                    match tokens.next() {
+                        Some("uciok") => break,
+                        Some("id") if tokens.next() == Some("name") => {
+                            let rest: Vec<&str> = tokens.collect();
+                            self.id_name = Some(rest.join(" "));
+                        }
+                        _ => {}
+                    }
+                }
+                Err(ReadError::Timeout) => {
+                    return Err(EngineError::Timeout(format!(
+                        "no uciok within {} ms",
+                        timeout.as_millis()
+                    )))
+                }
+                Err(ReadError::Eof) => {
+                    return Err(EngineError::Start(format!(
+                        "{} during the uci handshake",
+                        process.describe_exit()
+                    )))
+                }
+            }
+        }
+        self.out.clear();
+        for (name, value) in &self.spec.options {
+            let _ = writeln!(self.out, "setoption name {name} value {value}");
+        }
+        self.out.push_str("isready\n");
+        process.send(&self.out)?;
+        wait_ready(&mut process, timeout, "after the options")?;
+        self.process = Some(process);
+        Ok(())
+    }
+
+    /// Kill the engine (if running); the next game restarts it.
+    fn kill(&mut self) {
+        if let Some(mut p) = self.process.take() {
+            p.kill();
+        }
+    }
+}
+
+/// Wait for `readyok`, skipping other lines.
+fn wait_ready(
+    process: &mut EngineProcess,
+    timeout: Duration,
+    when: &str,
+) -> Result<(), EngineError> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match process.read_line(deadline) {
+            Ok(line) if line.trim() == "readyok" => return Ok(()),
+            Ok(_) => {}
+            Err(ReadError::Timeout) => {
+                return Err(EngineError::Timeout(format!(
+                    "no readyok {when} within {} ms",
+                    timeout.as_millis()
+                )))
+            }
+            Err(ReadError::Eof) => {
+                return Err(EngineError::Crashed(format!(
+                    "{} {when}",
+                    process.describe_exit()
+                )))
+            }
+        }
+    }
+}
+
+impl Player for UciPlayer {
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn new_game(&mut self) -> Result<(), EngineError> {
+        let alive = self.process.as_mut().is_some_and(EngineProcess::is_alive);
+        if !alive {
+            if let Err(e) = self.start() {
+                self.kill();
+                return Err(e);
+            }
+        }
+        let timeout = self.spec.init_timeout;
+        let Some(process) = self.process.as_mut() else {
+            unreachable!("started above")
+        };
+        process.drain();
+        let result = process
+            .send("ucinewgame\nisready\n")
+            .and_then(|()| wait_ready(process, timeout, "after ucinewgame"));
+        if result.is_err() {
+            self.kill();
+        }
+        result
+    }
+
+    fn go(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError> {
+        let result = self.go_inner(req);
+        if result.is_err() {
+            // Whatever went wrong, the next game starts a fresh process.
+            self.kill();
+        }
+        result
+    }
+
+    fn quit(&mut self) {
+        if let Some(mut p) = self.process.take() {
+            p.shutdown("quit\n", QUIT_GRACE);
+        }
+    }
+}
+
+impl UciPlayer {
+    fn go_inner(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError> {
+        let Some(process) = self.process.as_mut() else {
+            return Err(EngineError::Crashed("engine is not running".into()));
+        };
+        process.drain();
+        write_position_and_go(&mut self.out, req);
+        process.send(&self.out)?;
+        let started = Instant::now();
+        let deadline = started + req.deadline;
+        let mut info = InfoSummary::default();
+        loop {
+            let line = match process.read_line(deadline) {
+                Ok(line) => line,
+                Err(ReadError::Timeout) => {
+                    return Err(EngineError::Timeout(format!(
+                        "no bestmove after {} ms",
+                        started.elapsed().as_millis()
+                    )))
+                }
+                Err(ReadError::Eof) => {
+                    return Err(EngineError::Crashed(format!(
+                        "{} while thinking",
+                        process.describe_exit()
+                    )))
+                }
+            };
+            let mut tokens = line.split_ascii_whitespace();
+            match tokens.next() {
+                Some("info") => info.update(tokens),
+                Some("bestmove") => {
+                    let uci = match tokens.next().and_then(normalize_move) {
+                        Some(uci) => uci,
+                        None => {
+                            return Err(EngineError::Protocol(format!(
+                                "malformed bestmove line: {:?}",
+                                truncate(line, 80)
+                            )))
+                        }
+                    };
+                    // Measured to when the line arrived, not to when this
+                    // thread got round to reading it.
+                    let arrived = process.line_received_at();
+                    let elapsed = arrived.saturating_duration_since(started);
+                    return Ok(info.into_move(uci, elapsed));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Drop for UciPlayer {
+    fn drop(&mut self) {
+        self.quit();
+    }
+}
+
+/// `position ...` and `go ...` for `req`, into `out` (cleared first).
+pub(crate) fn write_position_and_go(out: &mut String, req: &MoveRequest<'_>) {
+    out.clear();
+    match req.start_fen {
+        Some(fen) => {
+            out.push_str("position fen ");
+            out.push_str(fen);
+        }
+        None => out.push_str("position startpos"),
+    }
+    if !req.moves.is_empty() {
+        out.push_str(" moves");
+        for m in req.moves {
+            out.push(' ');
+            out.push_str(m);
+        }
+    }
+    out.push_str("\ngo");
+    let _ = match &req.limit {
+        MoveLimit::Nodes(n) => write!(out, " nodes {n}"),
+        MoveLimit::Depth(d) => write!(out, " depth {d}"),
+        MoveLimit::MoveTime(t) => write!(out, " movetime {}", t.as_millis()),
+        MoveLimit::Clock {
+            wtime,
+            btime,
+            winc,
+            binc,
+            movestogo,
+        } => {
+            let _ = write!(
+                out,
+                " wtime {} btime {} winc {} binc {}",
+                wtime.as_millis(),
+                btime.as_millis(),
+                winc.as_millis(),
+                binc.as_millis()
+            );
+            match movestogo {
+                Some(n) => write!(out, " movestogo {n}"),
+                None => Ok(()),
+            }
+        }
+    };
+    out.push('\n');
+}
+
+/// The search progress of one move, from `info` lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct InfoSummary {
+    pub score: Option<EngineScore>,
+    pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub nodes: Option<u64>,
+}
+
+impl InfoSummary {
+    /// Fold one `info` line (tokens after `info`) in. Depth and seldepth are
+    /// taken only from lines with a score (finished iterations, not
+    /// `currmove` reports); malformed numbers are ignored.
+    pub(crate) fn update<'a>(&mut self, mut tokens: impl Iterator<Item = &'a str>) {
+        let (mut depth, mut seldepth, mut score) = (None, None, None);
+        while let Some(key) = tokens.next() {
+            match key {
+                "depth" => depth = tokens.next().and_then(|v| v.parse().ok()),
+                "seldepth" => seldepth = tokens.next().and_then(|v| v.parse().ok()),
+                "nodes" => {
+                    if let Some(n) = tokens.next().and_then(|v| v.parse().ok()) {
+                        self.nodes = Some(n);
+                    }
+                }
+                "score" => {
+                    score = match (tokens.next(), tokens.next().and_then(|v| v.parse().ok())) {
+                        (Some("cp"), Some(v)) => Some(EngineScore::Cp(v)),
+                        (Some("mate"), Some(v)) => Some(EngineScore::Mate(v)),
+                        _ => None,
+                    }
+                }
+                // The rest of the line is moves or free text.
+                "pv" | "string" | "refutation" | "currline" => break,
+                _ => {}
+            }
+        }
+        if score.is_some() {
+            self.score = score;
+            self.depth = depth.or(self.depth);
+            self.seldepth = seldepth.or(self.seldepth);
+        }
+    }
+
+    pub(crate) fn into_move(self, uci: String, elapsed: Duration) -> EngineMove {
+        EngineMove {
+            uci,
+            score: self.score,
+            depth: self.depth,
+            seldepth: self.seldepth,
+            nodes: self.nodes,
+            elapsed,
+        }
+    }
+}
+
+/// A move in UCI coordinate notation (promotion piece lowercased), or
+/// `None` if `text` is not shaped like one. `0000` and `(none)` (no legal
+/// move) pass through for the game loop to reject.
+pub(crate) fn normalize_move(text: &str) -> Option<String> {
+    if text == "0000" || text == "(none)" {
+        return Some(text.to_string());
+    }
+    let b = text.as_bytes();
+    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
+    let ok = match b.len() {
+        4 => square(b[0], b[1]) && square(b[2], b[3]),
+        5 => square(b[0], b[1]) && square(b[2], b[3]) && b"qrbnQRBN".contains(&b[4]),
+        _ => false,
+    };
+    ok.then(|| text.to_ascii_lowercase())
+}
+
+/// At most `max` bytes of `s`, for error messages.
+pub(crate) fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_lines_fold_into_the_last_score() {
+        let mut info = InfoSummary::default();
+        for line in [
+            "depth 1 seldepth 2 score cp 17 nodes 20 pv e2e4",
+            "depth 2 currmove e2e4 currmovenumber 1",
+            "depth 2 seldepth 5 score mate -3 upperbound nodes 400 nps 1 pv e2e4 e7e5",
+            "nodes 450 string depth 9 score cp 1",
+            "depth x score cp",
+        ] {
+            info.update(line.split_ascii_whitespace());
+        }
+        assert_eq!(info.score, Some(EngineScore::Mate(-3)));
+        assert_eq!(info.depth, Some(2));
+        assert_eq!(info.seldepth, Some(5));
+        assert_eq!(info.nodes, Some(450));
+    }
+
+    #[test]
+    fn moves_are_shape_checked() {
+        assert_eq!(normalize_move("e2e4").as_deref(), Some("e2e4"));
+        assert_eq!(normalize_move("a7a8Q").as_deref(), Some("a7a8q"));
+        assert_eq!(normalize_move("0000").as_deref(), Some("0000"));
+        for bad in ["", "e2", "e2e9", "i2e4", "e2e4k", "e2e4qq", "Nf3", "e2-e4"] {
+            assert_eq!(normalize_move(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn position_and_go_commands() {
+        let moves = vec!["e2e4".to_string(), "c7c5".to_string()];
+        let mut req = MoveRequest {
+            start_fen: None,
+            moves: &moves,
+            limit: MoveLimit::Nodes(5000),
+            deadline: Duration::from_secs(1),
+        };
+        let mut out = String::new();
+        write_position_and_go(&mut out, &req);
+        assert_eq!(out, "position startpos moves e2e4 c7c5\ngo nodes 5000\n");
+        req.start_fen = Some("8/8/8/8/8/8/8/K6k w - - 0 1");
+        req.moves = &[];
+        req.limit = MoveLimit::Clock {
+            wtime: Duration::from_millis(8000),
+            btime: Duration::from_millis(7950),
+            winc: Duration::from_millis(80),
+            binc: Duration::from_millis(80),
+            movestogo: Some(12),
+        };
+        write_position_and_go(&mut out, &req);
+        assert_eq!(
+            out,
+            "position fen 8/8/8/8/8/8/8/K6k w - - 0 1\n\
+             go wtime 8000 btime 7950 winc 80 binc 80 movestogo 12\n"
+        );
+        req.limit = MoveLimit::Depth(7);
+        write_position_and_go(&mut out, &req);
+        assert!(out.ends_with("\ngo depth 7\n"));
+        req.limit = MoveLimit::MoveTime(Duration::from_millis(250));
+        write_position_and_go(&mut out, &req);
+        assert!(out.ends_with("\ngo movetime 250\n"));
+    }
+}

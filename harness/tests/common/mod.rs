@@ -1,0 +1,145 @@
+//! Helpers shared by the match test files: configs with the fake engine,
+//! running a match, and replaying PGN output with shakmaty.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::pgn;
+use karsinta_harness::tournament::{run_match, RunOptions};
+use serde_json::Value;
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, Position};
+
+pub const FAKE: &str = env!("CARGO_BIN_EXE_karsinta-fake-engine");
+pub const KARSINTA: &str = env!("CARGO_BIN_EXE_karsinta");
+
+pub const EPD: &str = "\
+rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2
+rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2
+rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1
+rnbqkb1r/pppppppp/5n2/8/2P5/8/PP1PPPPP/RNBQKBNR w KQkq - 1 2
+";
+
+/// A config in `dir` with two fake engines (the second with `bad_args`).
+pub fn fake_config(dir: &Path, bad_args: &[&str], extra: &str) -> PathBuf {
+    std::fs::write(dir.join("open.epd"), EPD).unwrap();
+    let args: Vec<String> = bad_args.iter().map(|a| format!("\"{a}\"")).collect();
+    let text = format!(
+        "engines:
+  - name: good
+    cmd: {FAKE}
+    args: [\"--seed\", \"3\"]
+    init_timeout_ms: 2000
+  - name: bad
+    cmd: {FAKE}
+    args: [{}]
+    init_timeout_ms: 1000
+games: 4
+concurrency: 1
+seed: 5
+time_control: nodes=100
+watchdog_ms: 600
+openings: {{ file: open.epd }}
+adjudication: {{ max_moves: 30 }}
+{extra}",
+        args.join(", ")
+    );
+    let path = dir.join("fake.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+pub fn run(
+    cfg_path: &Path,
+    out: &Path,
+    overrides: &Overrides,
+) -> karsinta_harness::summary::Summary {
+    let cfg = MatchConfig::load(cfg_path, overrides).unwrap();
+    let opts = RunOptions {
+        out_dir: out.to_path_buf(),
+        quiet: true,
+        ..RunOptions::default()
+    };
+    run_match(&cfg, &opts).unwrap()
+}
+
+pub fn summary_json(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Replay every game of a PGN file with shakmaty; returns
+/// (result, termination tag, reason comment) per game and checks that the
+/// tags agree with the moves.
+pub fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for game in pgn::split_games(text) {
+        let mut pos: Chess = match pgn::tag_value(game, "FEN") {
+            Some(f) => f
+                .parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap(),
+            None => Chess::default(),
+        };
+        let movetext: String = game
+            .lines()
+            .filter(|l| !l.starts_with('['))
+            .collect::<Vec<_>>()
+            .join(" ");
+        // Comments out, the last one (the reason) kept.
+        let mut plain = String::new();
+        let mut last_comment = String::new();
+        let mut in_comment = false;
+        for c in movetext.chars() {
+            match c {
+                '{' => {
+                    in_comment = true;
+                    last_comment.clear();
+                }
+                '}' => in_comment = false,
+                _ if in_comment => last_comment.push(c),
+                _ => plain.push(c),
+            }
+        }
+        let tokens: Vec<&str> = plain.split_whitespace().collect();
+        let (result, moves) = tokens.split_last().unwrap();
+        let mut plies = 0;
+        for t in moves {
+            if t.ends_with('.') {
+                continue;
+            }
+            let san: San = t
+                .trim_end_matches(['+', '#'])
+                .parse()
+                .unwrap_or_else(|_| panic!("bad SAN {t}"));
+            let m = san
+                .to_move(&pos)
+                .unwrap_or_else(|_| panic!("illegal {t} in\n{game}"));
+            pos.play_unchecked(m);
+            plies += 1;
+        }
+        assert_eq!(pgn::tag_value(game, "Result"), Some(*result));
+        assert_eq!(
+            pgn::tag_value(game, "PlyCount"),
+            Some(plies.to_string().as_str())
+        );
+        if pos.is_checkmate() {
+            let expect = if pos.turn() == shakmaty::Color::White {
+                "0-1"
+            } else {
+                "1-0"
+            };
+            assert_eq!(*result, expect, "{game}");
+        }
+        if pos.is_stalemate() || pos.is_insufficient_material() {
+            assert_eq!(*result, "1/2-1/2", "{game}");
+        }
+        out.push((
+            result.to_string(),
+            pgn::tag_value(game, "Termination").unwrap().to_string(),
+            last_comment,
+        ));
+    }
+    out
+}

@@ -1,0 +1,52 @@
+//! Every example config in `configs/` loads and validates (external engine
+//! binaries need not be installed: only the config is checked).
+
+use std::path::Path;
+
+use karsinta_harness::config::{MatchConfig, Overrides};
+
+#[test]
+fn every_config_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        ) {
+            continue;
+        }
+        let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(cfg.engines.len() >= 2, "{}", path.display());
+        // The resolved form reloads to the same engines and settings.
+        let again = MatchConfig::from_yaml(
+            &cfg.resolved_yaml(),
+            &dir.join("resolved.yaml"),
+            &Overrides::default(),
+        )
+        .unwrap_or_else(|e| panic!("resolved {}: {e}", path.display()));
+        assert_eq!(again.engines, cfg.engines, "{}", path.display());
+        assert_eq!(again.settings, cfg.settings, "{}", path.display());
+        n += 1;
+    }
+    assert!(n >= 3, "expected the example configs in {}", dir.display());
+}
+
+/// The default A/B config is what the README's first command runs: two
+/// in-process engines that differ, with an SPRT.
+#[test]
+fn default_config_is_an_inprocess_sprt() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/default.yaml");
+    let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
+    assert!(cfg.sprt.is_some());
+    assert!(cfg.openings.is_some());
+    assert!(cfg
+        .engines
+        .iter()
+        .all(|e| matches!(e.kind, karsinta_harness::engine::PlayerKind::InProcess(_))));
+    assert_ne!(
+        cfg.engines[0].kind, cfg.engines[1].kind,
+        "the two parameter sets must differ"
+    );
+}

@@ -1,0 +1,458 @@
+//! Loading opening suites from files: EPD and PGN parsing, UCI conversion of
+//! special moves, errors that name file and line, and opening order.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use karsinta_harness::openings::{
+    load_openings, load_openings_with, order_openings, LoadOptions, Opening, OpeningError,
+    OpeningFormat, OpeningOrder,
+};
+
+/// Write `text` to a file called `name` in a fresh temporary directory.
+fn fixture(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    (dir, path)
+}
+
+fn moves(opening: &Opening) -> Vec<&str> {
+    opening.moves.iter().map(String::as_str).collect()
+}
+
+const EPD: &str = "\
+# A comment, then a blank line.
+
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1
+rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - bm Nc6; id \"sicilian\"; c0 \"x; y\";
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -
+";
+
+#[test]
+fn epd_suite_loads_with_ids_and_full_fens() {
+    let (_dir, path) = fixture("suite.epd", EPD);
+    let openings = load_openings(&path, None, None).unwrap();
+    assert_eq!(openings.len(), 3);
+    for (i, o) in openings.iter().enumerate() {
+        assert_eq!(o.id, i);
+        assert!(o.moves.is_empty());
+        assert_eq!(o.fen.as_ref().unwrap().split(' ').count(), 6);
+    }
+    assert_eq!(
+        openings[1].fen.as_deref(),
+        Some("rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 0 1")
+    );
+}
+
+#[test]
+fn epd_errors_name_file_and_line() {
+    let cases = [
+        // Not a FEN at all.
+        ("hello world\n", 1),
+        // Two white kings.
+        ("4k3/8/8/8/8/8/8/4K2K w - - 0 1\n", 1),
+        // Pawn on the first rank, after a good line and a comment.
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1\n# ok\n4k3/8/8/8/8/8/8/P3K3 w - - 0 1\n",
+            3,
+        ),
+        // Castling rights without a rook.
+        ("4k3/8/8/8/8/8/8/4K3 w K - 0 1\n", 1),
+        // Too few fields.
+        ("4k3/8/8/8/8/8/8/4K3 w\n", 1),
+    ];
+    for (text, line) in cases {
+        let (_dir, path) = fixture("bad.epd", text);
+        let err = load_openings(&path, None, None).unwrap_err();
+        assert!(
+            matches!(&err, OpeningError::BadEpd { line: l, .. } if *l == line),
+            "{text:?}: {err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("bad.epd:{line}: ")),
+            "{text:?}: {message}"
+        );
+    }
+}
+
+#[test]
+fn skip_bad_keeps_good_entries_and_reports_bad_ones() {
+    let text = "4k3/8/8/8/8/8/8/4K2K w - - 0 1\n4k3/8/8/8/8/8/8/4K3 w - - 0 1\nnonsense\n";
+    let (_dir, path) = fixture("mixed.epd", text);
+    let options = LoadOptions {
+        skip_bad: true,
+        ..LoadOptions::default()
+    };
+    let loaded = load_openings_with(&path, &options).unwrap();
+    assert_eq!(loaded.openings.len(), 1);
+    assert_eq!(loaded.openings[0].id, 0);
+    let lines: Vec<_> = loaded.skipped.iter().map(|e| e.line()).collect();
+    assert_eq!(lines, vec![Some(1), Some(3)]);
+    // Without skip_bad the first bad line aborts.
+    assert_eq!(
+        load_openings(&path, None, None).unwrap_err().line(),
+        Some(1)
+    );
+}
+
+#[test]
+fn empty_files_and_unknown_formats_are_errors() {
+    let (_dir, path) = fixture("empty.epd", "# nothing here\n\n");
+    assert!(matches!(
+        load_openings(&path, None, None),
+        Err(OpeningError::Empty { skipped: 0, .. })
+    ));
+    let (_dir, path) = fixture("empty.pgn", "");
+    assert!(matches!(
+        load_openings(&path, None, None),
+        Err(OpeningError::Empty { .. })
+    ));
+    let (_dir, path) = fixture("suite.txt", EPD);
+    assert!(matches!(
+        load_openings(&path, None, None),
+        Err(OpeningError::UnknownFormat { .. })
+    ));
+    // An explicit format overrides the extension.
+    assert_eq!(
+        load_openings(&path, Some(OpeningFormat::Epd), None)
+            .unwrap()
+            .len(),
+        3
+    );
+    let missing = Path::new("/nonexistent/karsinta/suite.epd");
+    let err = load_openings(missing, None, None).unwrap_err();
+    assert!(matches!(err, OpeningError::Io { .. }));
+    assert!(err.to_string().contains("/nonexistent/karsinta/suite.epd"));
+}
+
+const PGN: &str = r#"[Event "castling"]
+[Result "*"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O Nf6 *
+
+[Event "queenside castling, comments, NAGs and a variation"]
+
+1. d4 d5 2. Nc3 {a comment} Nc6 $1 3. Bf4 (3. Bg5 h6) Bf5!? 4. Qd2 Qd7
+5. O-O-O O-O-O 1/2-1/2
+
+[Event "en passant"]
+
+1. e4 a6 2. e5 d5 3. exd6 cxd6 *
+
+[Event "promotion with capture, and check"]
+
+1. e4 d5 2. exd5 c6 3. dxc6 Nf6 4. cxb7 Nbd7 5. bxa8=Q Qc7 6. Qxc8+ Qxc8 *
+
+[Event "from a FEN, black to move"]
+[SetUp "1"]
+[FEN "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"]
+
+1... O-O 2. O-O-O Rab8 *
+"#;
+
+#[test]
+fn pgn_moves_become_standard_uci() {
+    let (_dir, path) = fixture("suite.pgn", PGN);
+    let openings = load_openings(&path, None, None).unwrap();
+    assert_eq!(openings.len(), 5);
+    assert_eq!(
+        moves(&openings[0]),
+        ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "e1g1", "g8f6"]
+    );
+    assert_eq!(
+        moves(&openings[1])[8..],
+        ["e1c1", "e8c8"],
+        "{:?}",
+        openings[1]
+    );
+    assert_eq!(openings[1].moves.len(), 10, "variation moves are skipped");
+    assert_eq!(
+        moves(&openings[2]),
+        ["e2e4", "a7a6", "e4e5", "d7d5", "e5d6", "c7d6"]
+    );
+    assert_eq!(moves(&openings[3])[8..], ["b7a8q", "d8c7", "a8c8", "c7c8"]);
+    assert_eq!(
+        openings[4].fen.as_deref(),
+        Some("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1")
+    );
+    assert_eq!(moves(&openings[4]), ["e8g8", "e1c1", "a8b8"]);
+    for (i, o) in openings.iter().enumerate() {
+        assert_eq!(o.id, i);
+        assert!(o.end_position().is_ok());
+    }
+    assert!(openings[..4].iter().all(|o| o.fen.is_none()));
+}
+
+#[test]
+fn pgn_plies_truncate_each_game() {
+    let (_dir, path) = fixture("suite.pgn", PGN);
+    let openings = load_openings(&path, Some(OpeningFormat::Pgn), Some(3)).unwrap();
+    assert_eq!(moves(&openings[0]), ["e2e4", "e7e5", "g1f3"]);
+    assert_eq!(moves(&openings[4]), ["e8g8", "e1c1", "a8b8"]);
+    let openings = load_openings(&path, None, Some(0)).unwrap();
+    assert!(openings.iter().all(|o| o.moves.is_empty()));
+    assert_eq!(openings.len(), 5);
+    // Fewer plies than the limit: the whole game.
+    let openings = load_openings(&path, None, Some(100)).unwrap();
+    assert_eq!(openings[0].moves.len(), 8);
+}
+
+#[test]
+fn pgn_truncation_ignores_bad_moves_past_the_limit() {
+    let text = "1. e4 e5 2. Ke3 *\n";
+    let (_dir, path) = fixture("late.pgn", text);
+    assert_eq!(
+        load_openings(&path, None, Some(2)).unwrap()[0].moves.len(),
+        2
+    );
+    assert!(load_openings(&path, None, None).is_err());
+}
+
+#[test]
+fn pgn_bad_move_names_game_and_line() {
+    let text = "\
+[Event \"good\"]
+
+1. e4 e5 *
+
+[Event \"bad\"]
+[Site \"?\"]
+
+1. d4 d5 2. c4 e6
+3. Nc3 Nf6 4. Bg5 Be7 5. Qxh7 Nbd7 *
+";
+    let (_dir, path) = fixture("bad.pgn", text);
+    let err = load_openings(&path, None, None).unwrap_err();
+    match &err {
+        OpeningError::BadPgn { game, line, .. } => {
+            assert_eq!((*game, *line), (2, 9), "{err}");
+        }
+        other => panic!("unexpected error {other:?}"),
+    }
+    let message = err.to_string();
+    assert!(message.contains("bad.pgn:9: game 2"), "{message}");
+    assert!(message.contains("Qxh7"), "{message}");
+}
+
+#[test]
+fn pgn_bad_fen_tag_and_empty_game_are_errors() {
+    let text = "[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n";
+    let (_dir, path) = fixture("fen.pgn", text);
+    let err = load_openings(&path, None, None).unwrap_err();
+    assert_eq!(err.line(), Some(1), "{err}");
+    assert!(err.to_string().contains("FEN"), "{err}");
+
+    let text = "1. e4 *\n\n[Event \"no moves\"]\n\n*\n";
+    let (_dir, path) = fixture("nomoves.pgn", text);
+    let err = load_openings(&path, None, None).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            OpeningError::BadPgn {
+                game: 2,
+                line: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let text = "[Variant \"Atomic\"]\n\n1. e4 *\n";
+    let (_dir, path) = fixture("variant.pgn", text);
+    assert!(load_openings(&path, None, None).is_err());
+}
+
+#[test]
+fn malformed_pgn_never_panics() {
+    let samples = [
+        "[Event \"unterminated",
+        "{ unterminated comment 1. e4",
+        "1. e4 ( ( ( e5",
+        "]]]] [[[[ \"\" 1... 0-0-0 O-O-O-O",
+        "1. e4 e5 2. Qxf7# Kxf7 *",
+        "\u{feff}[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n1. e8=Q *",
+        "%escape\n1. Nf3 $999999999999 Nf6 *",
+        "1. e4 \u{00bd}-\u{00bd} e5",
+    ];
+    for text in samples {
+        let (_dir, path) = fixture("weird.pgn", text);
+        let options = LoadOptions {
+            skip_bad: true,
+            ..LoadOptions::default()
+        };
+        // Any outcome but a panic is fine; errors must carry a line.
+        if let Err(e) = load_openings(&path, None, None) {
+            assert!(
+                e.line().is_some() || matches!(e, OpeningError::Empty { .. }),
+                "{e:?}"
+            );
+        }
+        let _ = load_openings_with(&path, &options);
+    }
+}
+
+#[test]
+fn random_order_is_seeded_and_uses_each_opening_once_per_cycle() {
+    let n = 37;
+    let a = order_openings(n, OpeningOrder::Random, 42, 0);
+    assert_eq!(a, order_openings(n, OpeningOrder::Random, 42, 0));
+    assert_ne!(a, order_openings(n, OpeningOrder::Random, 43, 0));
+    assert_ne!(a, order_openings(n, OpeningOrder::Sequential, 42, 0));
+    for start in [0, 5, n, 3 * n + 1] {
+        let order = order_openings(n, OpeningOrder::Random, 42, start);
+        let mut seen = vec![0; n];
+        for &i in &order {
+            seen[i] += 1;
+        }
+        assert!(seen.iter().all(|&c| c == 1), "start {start}: {seen:?}");
+        assert_eq!(order[0], a[start % n]);
+    }
+    assert_eq!(
+        order_openings(4, OpeningOrder::Sequential, 9, 1),
+        vec![1, 2, 3, 0]
+    );
+}
+
+#[test]
+fn formats_and_orders_deserialize_lowercase() {
+    let f: OpeningFormat = serde_yaml::from_str("pgn").unwrap();
+    assert_eq!(f, OpeningFormat::Pgn);
+    let o: OpeningOrder = serde_yaml::from_str("random").unwrap();
+    assert_eq!(o, OpeningOrder::Random);
+    assert!(serde_yaml::from_str::<OpeningOrder>("Shuffled").is_err());
+    assert_eq!("EPD".parse::<OpeningFormat>().unwrap(), OpeningFormat::Epd);
+}
+
+mod generate {
+    use karsinta_harness::openings::{load_openings, Opening};
+    use karsinta_harness::openings_gen::{generate, write_epd, GenerateConfig};
+
+    fn small_config() -> GenerateConfig {
+        GenerateConfig {
+            plies: 2,
+            max_cp: 60,
+            count: 12,
+            seed: 5,
+            nodes: Some(300),
+            ..GenerateConfig::default()
+        }
+    }
+
+    fn run_with_threads(config: &GenerateConfig, threads: usize) -> Vec<(String, i32)> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let report = pool.install(|| generate(config, &|_| {})).unwrap();
+        report
+            .positions
+            .into_iter()
+            .map(|p| (p.fen, p.score_cp))
+            .collect()
+    }
+
+    #[test]
+    fn output_depends_on_seed_not_on_threads() {
+        let config = small_config();
+        let one = run_with_threads(&config, 1);
+        assert_eq!(one.len(), 12);
+        assert!(one.iter().all(|(_, cp)| cp.abs() <= 60), "{one:?}");
+        assert_eq!(one, run_with_threads(&config, 2));
+        let other = GenerateConfig {
+            seed: 6,
+            ..small_config()
+        };
+        assert_ne!(one, run_with_threads(&other, 1));
+    }
+
+    #[test]
+    fn written_suite_loads_back_without_duplicates() {
+        let report = generate(&small_config(), &|_| {}).unwrap();
+        let mut text = Vec::new();
+        write_epd(&report.positions, &mut text).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gen.epd");
+        std::fs::write(&path, &text).unwrap();
+        let loaded = load_openings(&path, None, None).unwrap();
+        assert_eq!(loaded.len(), 12);
+        let mut fens: Vec<_> = loaded.iter().map(|o| o.fen.clone().unwrap()).collect();
+        fens.sort();
+        fens.dedup();
+        assert_eq!(fens.len(), 12);
+        // 2 plies from the start: White to move again, at move 2.
+        for fen in &fens {
+            let fields: Vec<&str> = fen.split(' ').collect();
+            assert_eq!((fields[1], fields[5]), ("w", "2"), "{fen}");
+        }
+    }
+
+    #[test]
+    fn scores_are_from_whites_view() {
+        // Black has no queen: every position after 1 or 2 plies is clearly
+        // better for White whichever side is to move.
+        let root = Opening {
+            fen: Some("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into()),
+            moves: vec![],
+            id: 0,
+        };
+        for plies in [1, 2] {
+            let config = GenerateConfig {
+                plies,
+                max_cp: 5000,
+                count: 8,
+                roots: vec![root.clone()],
+                ..small_config()
+            };
+            let report = generate(&config, &|_| {}).unwrap();
+            assert_eq!(report.positions.len(), 8);
+            assert!(
+                report.positions.iter().all(|p| p.score_cp > 300),
+                "plies {plies}: {:?}",
+                report.positions
+            );
+            // And none of them is balanced.
+            let balanced = GenerateConfig {
+                max_cp: 100,
+                ..config
+            };
+            assert!(generate(&balanced, &|_| {}).unwrap().positions.is_empty());
+        }
+    }
+}
+
+#[test]
+fn cli_generates_and_checks_a_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gen.epd");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+        .args(["openings", "generate", "--plies", "2", "--count", "5"])
+        .args(["--nodes", "200", "--max-cp", "80", "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(load_openings(&out, None, None).unwrap().len(), 5);
+
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+        .args(["openings", "check"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(check.status.success());
+    assert!(String::from_utf8_lossy(&check.stdout).contains(": 5 openings"));
+
+    // A bad suite: exit status 1 and the file and line on stderr.
+    let (_bad_dir, bad) = fixture("bad.epd", "4k3/8/8/8/8/8/8/4K3 w - - 0 1\nnonsense\n");
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+        .args(["openings", "check"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("bad.epd:2: "));
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Reference numbers for Karsinta's statistics tests (harness/src/stats/tests.rs,
+calculator.rs, harness/tests/stats_cli.rs).
+
+An independent transcription of the formulas fishtest publishes
+(server/fishtest/stats/stat_util.py get_elo, LLRcalc.py LLR_logistic /
+LLR_normalized, the nElo delta method of its test pages, static/js/sprt.js),
+evaluated with scipy. Needs numpy + scipy; run: python3 stats_reference.py
+It prints the `CASES` table of tests.rs and the calculator rows.
+"""
+import math
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+NT = 800 / math.log(10)
+
+def regularize(r): return [x if x != 0 else 1e-3 for x in r]
+
+def pdf_of(r):
+    r = regularize(r); n = sum(r); k = len(r)
+    return n, [(i / (k - 1), c / n) for i, c in enumerate(r)]
+
+def mean_var(pdf):
+    m = sum(p * a for a, p in pdf)
+    return m, sum(p * (a - m) ** 2 for a, p in pdf)
+
+def secular(vals, probs):
+    lo, hi = -1 / max(vals), -1 / min(vals)
+    f = lambda x: sum(p * a / (1 + x * a) for a, p in zip(vals, probs))
+    return brentq(f, lo + 1e-9, hi - 1e-9)
+
+def mle_mean(pdf, s):
+    vals = [a - s for a, _ in pdf]; probs = [p for _, p in pdf]
+    x = secular(vals, probs)
+    return [p / (1 + x * v) for v, p in zip(vals, probs)]
+
+def mle_t(pdf, t, max_iter):
+    n = len(pdf); q = [1 / n] * n
+    for _ in range(max_iter):
+        prev = q
+        m, v = mean_var(list(zip([a for a, _ in pdf], q))); sd = v ** 0.5
+        vals = [a - 0.5 - t * sd * (1 + ((m - a) / sd) ** 2) / 2 for a, _ in pdf]
+        x = secular(vals, [p for _, p in pdf])
+        q = [p / (1 + x * v_) for (a, p), v_ in zip(pdf, vals)]
+        if max(abs(a - b) for a, b in zip(prev, q)) < 1e-9: break
+    return q
+
+def L(e): return 1 / (1 + 10 ** (-e / 400))
+
+def llr(r, e0, e1, model, max_iter=10):
+    n, pdf = pdf_of(r)
+    if model == 'logistic':
+        q0, q1 = mle_mean(pdf, L(e0)), mle_mean(pdf, L(e1))
+    else:
+        f = 2 ** 0.5 if len(r) == 5 else 1.0
+        q0, q1 = mle_t(pdf, e0 / NT * f, max_iter), mle_t(pdf, e1 / NT * f, max_iter)
+    return n * sum(p * (math.log(b) - math.log(a)) for (_, p), a, b in zip(pdf, q0, q1))
+
+def elo(x):
+    x = min(max(x, 1e-3), 1 - 1e-3); return -400 * math.log10(1 / x - 1)
+
+def estimate(r):
+    rr = regularize(r); k = len(rr); N = sum(rr); games = N * (k - 1) / 2
+    mu = sum(c * i / 2 for i, c in enumerate(rr)) / games
+    mu_ = (k - 1) / 2 * mu
+    var = sum(c * (i / 2 - mu_) ** 2 for i, c in enumerate(rr)) / games
+    se = math.sqrt(var) / math.sqrt(games)
+    lo, hi = mu + norm.ppf(0.025) * se, mu + norm.ppf(0.975) * se
+    # nElo as fishtest's statistics page: delta method on the t-value of the pdf.
+    n, pdf = pdf_of(r); m, v = mean_var(pdf)
+    m3 = sum(p * (a - m) ** 3 for a, p in pdf); m4 = sum(p * (a - m) ** 4 for a, p in pdf)
+    skew = m3 / v ** 1.5; exk = m4 / v ** 2 - 3
+    t = (m - 0.5) / v ** 0.5
+    var_t = max(1 - t * skew + 0.25 * t * t * (exk + 2), 0)
+    coeff = NT / (2 ** 0.5 if k == 5 else 1)
+    return dict(elo=elo(mu), elo_error=(elo(hi) - elo(lo)) / 2, elo_low=elo(lo), elo_high=elo(hi),
+                los=norm.cdf((mu - 0.5) / se), nelo=coeff * t,
+                nelo_error=coeff * norm.ppf(0.975) * (var_t / n) ** 0.5)
+
+def expected(alpha, beta, e0, e1, model, elo_, dr, bias):
+    var = (1 - dr) / 4 - (L(bias) - 0.5) ** 2
+    if model == 'logistic': s0, s1 = L(e0), L(e1)
+    else:
+        sd = var ** 0.5; s0, s1 = e0 / NT * sd + 0.5, e1 / NT * sd + 0.5
+    w2 = (s1 - s0) ** 2 / var
+    A, B = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    h = (2 * L(elo_) - s0 - s1) / (s1 - s0)
+    if abs(h * (A - B)) < 1e-6: P, T = -A / (B - A), -A * B
+    else:
+        ea, eb = math.exp(-h * A), math.exp(-h * B)
+        P = (1 - ea) / (eb - ea); T = 2 / h * (B * P + A * (1 - P))
+    return P, T / w2
+
+if __name__ == "__main__":
+    P = [[10789,19328,33806,19402,10543],[39,2226,31451,2412,40],[1,3,5,2,1],[0,2,10,40,48],[0,5,20,5,0],[0,0,100,0,0],[120,1100,2300,1250,168],[0,0,0,0,10],[0,0,0,0,0]]
+    T = [[65804,56553,65388],[2,10,120],[0,100,0],[1,4,3],[0,20,10],[120,10,2]]   # L,D,W
+    B = [('logistic',0,5),('logistic',-3,1),('normalized',0,2),('normalized',-5,0),('normalized',0.764,3.439)]
+    def f(x): return repr(float(x))
+    out=[]
+    for r in P+T:
+        e=estimate(r)
+        counts = ('Counts::Penta([%s])' % ', '.join(map(str,r))) if len(r)==5 else ('Counts::Wdl { w: %d, d: %d, l: %d }' % (r[2],r[1],r[0]))
+        llrs = ', '.join(f(llr(r,e0,e1,m)) for m,e0,e1 in B)
+        out.append('''    Case {
+        counts: %s,
+        elo: [%s, %s, %s, %s],
+        los: %s,
+        nelo: [%s, %s],
+        llr: [%s],
+    },''' % (counts, f(e['elo']), f(e['elo_error']), f(e['elo_low']), f(e['elo_high']), f(e['los']), f(e['nelo']), f(e['nelo_error']), llrs))
+    print('\n'.join(out))
+    for c in [(0, 2, 'normalized', 0, 0.49, 191), (0, 2, 'normalized', 1, 0.49, 191),
+              (0, 2, 'normalized', 2.5, 0.49, 191), (0, 5, 'logistic', 5, 0.6, 0),
+              (0, 5, 'logistic', 0, 0.6, 0), (0, 5, 'logistic', 2.5, 0.6, 0),
+              (-5, 0, 'normalized', -10, 0.3, 50)]:
+        print(c, [repr(x) for x in expected(0.05, 0.05, *c)])
