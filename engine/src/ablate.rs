@@ -29,6 +29,7 @@ const TECHNIQUES: &[Variant] = &[
     ),
     v("search_algorithm=mtdf", &[("search_algorithm", "mtdf")]),
     v("aspiration=false", &[("aspiration", "false")]),
+    v("tt=false", &[("tt", "false")]),
     v("tt_cutoffs=false", &[("tt_cutoffs", "false")]),
     v("etc=false", &[("etc", "false")]),
     v("iid=false", &[("iid", "false")]),

@@ -19,7 +19,7 @@
 use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
 use crate::params::{CaptureOrder, SearchParams};
-use crate::see::{captured_piece, is_en_passant, see, PieceValues};
+use crate::see::{captured_piece, see, PieceValues};
 use crate::tt::MAX_PLY;
 
 /// No chess position has more than 218 legal moves.
@@ -123,8 +123,11 @@ impl Heuristics {
     /// `max` ("history gravity"), so old information fades.
     pub fn update_history(&mut self, side: Color, mv: Move, bonus: i32, max: i32) {
         let h = &mut self.history[Self::hist_index(side, mv)];
+        let max = max.max(1);
         let b = bonus.clamp(-max, max);
-        *h += b - *h * b.abs() / max;
+        // In i64: |h| * |b| reaches max^2, beyond i32 for max > 46340.
+        let decay = *h as i64 * b.abs() as i64 / max as i64;
+        *h += b - decay as i32;
     }
 
     /// Remember a quiet move that caused a cutoff at `ply`.
@@ -347,7 +350,6 @@ fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
             }
         };
     }
-    let _ = is_en_passant;
     let count = p.killer_count.clamp(0, 4) as usize;
     let killers = &ctx.heur.killers[ctx.ply];
     for (i, k) in killers.iter().take(count).enumerate() {
@@ -526,5 +528,22 @@ mod tests {
         }
         let v = h.history(Color::Black, m("e7e5"));
         assert!(v > 15_000 && v <= 16_384, "{v}");
+    }
+
+    #[test]
+    fn history_saturates_without_overflow_at_the_largest_bound() {
+        let max = 65_536;
+        let mut h = Heuristics::new();
+        let mv: Move = "g1f3".parse().unwrap();
+        for _ in 0..50 {
+            h.update_history(Color::White, mv, max, max);
+        }
+        let v = h.history(Color::White, mv);
+        assert!(v > max - 100 && v <= max, "{v}");
+        for _ in 0..50 {
+            h.update_history(Color::White, mv, -max, max);
+        }
+        let v = h.history(Color::White, mv);
+        assert!((-max..-max + 100).contains(&v), "{v}");
     }
 }

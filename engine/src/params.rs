@@ -352,11 +352,14 @@ search_params! {
     aspiration_min_depth: i32 = 5, [1, 20; 1], "first depth searched with an aspiration window";
     aspiration_width_cp: i32 = 20, [5, 200], "initial half-width of the aspiration window (cp)";
     aspiration_widen: i32 = 200, [120, 400; 10], "window growth on fail-low/high, in percent";
+    aspiration_max_width_cp: i32 = 1000, [50, 5000], "switch to a full window once the half-width exceeds this (cp)";
     // Step 3: transposition table
+    tt: bool = true, "transposition table at all (off: no probe, no store; ordering, cutoffs, ETC and IID lose it)";
     tt_cutoffs: bool = true, "take transposition-table cutoffs at non-PV nodes";
     // Step 4: enhanced transposition cutoff
     etc: bool = true, "enhanced transposition cutoff: probe children in the TT first";
     etc_min_depth: i32 = 4, [1, 20; 1], "minimum depth (plies) for ETC";
+    etc_max_halfmove: i32 = 90, [0, 100; 5], "ETC ignores children whose halfmove clock reached this (stored scores may predate the 50-move draw)";
     // Step 5: internal iterative deepening
     iid: bool = true, "internal iterative deepening when there is no TT move";
     iid_min_depth: i32 = 6, [2, 20; 1], "minimum depth (plies) for IID";
@@ -366,6 +369,7 @@ search_params! {
     null_move_r: i32 = 3, [1, 6; 1], "base null-move reduction (plies)";
     null_move_depth_divisor: i32 = 4, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
     null_move_eval_divisor: i32 = 200, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
+    null_move_max_eval_r: i32 = 3, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
     null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
     // Step 7: pruning at shallow depth
@@ -397,10 +401,14 @@ search_params! {
     ext_one_reply: i32 = 8, [0, 16; 2], "single-reply extension (1/16 ply)";
     ext_pawn_seventh: i32 = 8, [0, 16; 2], "pawn push to the seventh rank extension (1/16 ply)";
     ext_recapture: i32 = 4, [0, 16; 2], "recapture extension (1/16 ply)";
-    ext_max_per_ply: i32 = 16, [0, 32; 2], "cap on the sum of extensions at one node (1/16 ply)";
+    ext_max_per_ply: i32 = 16, [0, 32; 2], "cap on the sum of the extensions of one move (1/16 ply); a singular move's cap is at least ext_singular";
+    ext_max_ply_factor: i32 = 2, [1, 8; 1], "no extension at all beyond this many times the iteration depth (plies from the root)";
     singular: bool = true, "singular extension of a TT move that is much better than the rest";
+    ext_singular: i32 = 16, [0, 32; 2], "singular extension (1/16 ply), granted even when ext_max_per_ply is smaller; 0 skips the verification search too";
     singular_min_depth: i32 = 8, [4, 20; 1], "minimum depth (plies) for singular extension";
     singular_margin_cp: i32 = 2, [0, 10; 1], "singular margin per ply of depth (cp)";
+    singular_depth_divisor: i32 = 2, [1, 4; 1], "singular verification search depth: (depth - 1 ply) / this";
+    singular_tt_depth_slack: i32 = 3, [0, 8; 1], "the TT entry of a singular candidate may be this many plies shallower than the node";
     // Step 10: move ordering
     capture_order: CaptureOrder = CaptureOrder::MvvLva, "capture ordering: mvv_lva or see";
     killer_count: i32 = 2, [0, 4; 1], "killer moves kept per ply";
@@ -418,7 +426,14 @@ search_params! {
     contempt_cp: i32 = 0, [-100, 100], "contempt: a draw counts this many cp below zero for the engine (root side)";
     // Step 13: time management
     time_soft_pct: i32 = 5, [1, 50; 1], "soft limit: percent of remaining time (plus increment share)";
-    time_hard_pct: i32 = 20, [2, 80; 2], "hard limit: percent of remaining time";
+    time_hard_pct: i32 = 20, [2, 80; 2], "hard limit: percent of remaining time (plus increment share)";
+    time_inc_pct: i32 = 75, [0, 100; 5], "percent of the increment added to both limits";
+    time_max_pct: i32 = 75, [10, 95; 5], "the hard limit never exceeds this percent of remaining time, whatever the increment";
+    time_mtg_soft_min_pct: i32 = 50, [10, 100; 5], "with movestogo: soft limit at least this percent of the even per-move share";
+    time_mtg_soft_max_pct: i32 = 100, [20, 300; 10], "with movestogo: soft limit at most this percent of the even per-move share";
+    time_mtg_hard_pct: i32 = 300, [100, 1000; 25], "with movestogo: hard limit at most this percent of the even per-move share";
+    time_movetime_min_pct: i32 = 50, [0, 100; 5], "go movetime: use at least this percent of it even when the overhead would leave less";
+    time_missing_clock_ms: i32 = 1000, [1, 60000], "per-move time when go gives clock fields but not the mover's (ms)";
     move_overhead_ms: i32 = 50, [0, 5000; 5], "time reserved per move for communication and scheduling delays (ms)";
 }
 

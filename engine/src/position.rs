@@ -35,7 +35,7 @@ pub enum FenErrorKind {
     CastlingRights,
     #[error("invalid en passant square")]
     EnPassant,
-    #[error("invalid halfmove clock (0..=100)")]
+    #[error("invalid halfmove clock (a number of plies, 0 or more)")]
     HalfmoveClock,
     #[error("invalid fullmove number (1..=65535)")]
     FullmoveNumber,
@@ -143,8 +143,10 @@ impl Position {
     }
 
     /// Parse a FEN. Runs of whitespace count as one separator; the halfmove
-    /// clock and fullmove number may be left out (EPD style: `0 1`). Standard
-    /// chess only: castling rights need king and rook on their home squares.
+    /// clock and fullmove number may be left out (EPD style: `0 1`). A
+    /// halfmove clock above 100 is read as 100: the 50-move rule is reached
+    /// either way, and cozy-chess stores no more. Standard chess only:
+    /// castling rights need king and rook on their home squares.
     pub fn from_fen(fen: &str) -> Result<Self, FenError> {
         parse_fen(fen).map(Self::from_board)
     }
@@ -521,6 +523,11 @@ fn parse_fen(fen: &str) -> Result<Board, FenError> {
     if fields[0].split('/').count() != 8 {
         return Err(err(FenErrorKind::RankCount));
     }
+    let mut fields = fields;
+    // Games that went on without a draw claim have clocks beyond 100 plies.
+    if fields.get(4).is_some_and(|f| is_number_above_100(f)) {
+        fields[4] = "100";
+    }
     let mut normalized = fields.join(" ");
     match fields.len() {
         4 => normalized.push_str(" 0 1"),
@@ -560,6 +567,14 @@ fn parse_fen(fen: &str) -> Result<Board, FenError> {
         }
     }
     Ok(board)
+}
+
+/// Whether `text` is a decimal number above 100, however long.
+fn is_number_above_100(text: &str) -> bool {
+    let digits = text.trim_start_matches('0');
+    !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (digits.len() > 3 || digits.parse::<u32>().is_ok_and(|n| n > 100))
 }
 
 /// Placement syntax and piece-count sanity, to tell a malformed placement

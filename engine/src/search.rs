@@ -15,17 +15,19 @@
 //! limits read the clock: a search at fixed depth or nodes from a fresh state
 //! is deterministic.
 
+use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use cozy_chess::{Board, Color, GameStatus, Move, Piece, Rank};
+use cozy_chess::{Board, Color, Move, Piece, Rank};
 
 use crate::eval::evaluate;
 use crate::movepick::{is_quiet, legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
+use crate::position::repetition_key;
 use crate::see::{captured_piece, see_ge, PieceValues};
 use crate::timeman::{budget, TimeBudget};
-use crate::tt::{pack_move, Bound, TransTable, MATE, MATE_BOUND, MAX_PLY};
+use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB, MATE, MATE_BOUND, MAX_PLY};
 use crate::{Params, Position};
 
 /// One ply in depth units: depths are in sixteenths of a ply.
@@ -34,11 +36,10 @@ pub const ONE_PLY: i32 = 16;
 pub const INF: i32 = 32_000;
 /// Deepest iteration.
 pub const MAX_DEPTH: i32 = 100;
-/// Default transposition-table size.
-pub const DEFAULT_HASH_MB: usize = 16;
 
 /// Limits of one search, as the UCI `go` command gives them. All optional;
-/// none set means infinite (until stopped).
+/// none set means infinite (until stopped). Whatever the limits, depth 1 is
+/// always completed, so the move returned has been searched.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Limits {
     pub depth: Option<i32>,
@@ -50,6 +51,15 @@ pub struct Limits {
     pub binc_ms: Option<u64>,
     pub movestogo: Option<u32>,
     pub infinite: bool,
+    /// Stop once a mate in at most this many moves is found (`go mate N`).
+    pub mate: Option<i32>,
+    /// Search only these root moves (`go searchmoves`); empty means all.
+    /// Moves that are not legal are ignored; if none is, all are searched.
+    pub searchmoves: Vec<Move>,
+    /// When the request arrived (the UCI `go`): the time limits count from
+    /// here, so work done before the search starts is charged to it. `None`
+    /// counts from the call to [`Searcher::search`].
+    pub start: Option<Instant>,
 }
 
 /// A search score from the side to move's view.
@@ -150,12 +160,12 @@ pub struct Searcher {
 }
 
 impl Searcher {
-    /// A searcher with a table of [`DEFAULT_HASH_MB`].
+    /// A searcher with a table of [`HASH_DEFAULT_MB`].
     pub fn new(params: Params) -> Self {
         let lmr = LmrTable::new(&params.search);
         Searcher {
             params,
-            tt: TransTable::new(DEFAULT_HASH_MB),
+            tt: TransTable::new(HASH_DEFAULT_MB),
             heur: Box::new(Heuristics::new()),
             lmr,
         }
@@ -166,15 +176,39 @@ impl Searcher {
         &self.params
     }
 
-    /// Replace the parameters (tables derived from them are rebuilt).
+    /// Replace the parameters (tables derived from them are rebuilt). New
+    /// evaluation weights clear the transposition table, whose entries cache
+    /// static evaluations made with the old ones.
     pub fn set_params(&mut self, params: Params) {
+        if params.eval != self.params.eval {
+            self.tt.clear();
+        }
         self.params = params;
         self.lmr.rebuild(&self.params.search);
     }
 
-    /// Resize the transposition table (clears it).
+    /// Resize the transposition table (clears it). If the memory is not
+    /// available the old table is kept; [`Searcher::try_set_hash_mb`] says so.
     pub fn set_hash_mb(&mut self, mb: usize) {
-        self.tt = TransTable::new(mb);
+        let _ = self.try_set_hash_mb(mb);
+    }
+
+    /// Resize the transposition table (clears it), or keep the old one and
+    /// return the error when the memory is not available.
+    pub fn try_set_hash_mb(&mut self, mb: usize) -> Result<(), TryReserveError> {
+        // The old table is freed only once the new one exists.
+        self.tt = TransTable::try_new(mb)?;
+        Ok(())
+    }
+
+    /// Current transposition-table size in MiB.
+    pub fn hash_mb(&self) -> usize {
+        self.tt.size_mb()
+    }
+
+    /// The transposition-table entry of `board`, for tests and tools.
+    pub fn tt_entry(&self, board: &Board) -> Option<TtHit> {
+        self.tt.probe(board.hash(), 0)
     }
 
     /// Forget everything learned (TT, history, killers): `ucinewgame`.
@@ -194,6 +228,7 @@ impl Searcher {
     ) -> SearchResult {
         self.lmr.rebuild(&self.params.search);
         self.tt.new_search();
+        let start = limits.start.unwrap_or_else(Instant::now);
         let board = pos.board().clone();
         let mut hashes = Vec::with_capacity(pos.history().len() + MAX_PLY + 8);
         hashes.extend_from_slice(pos.history());
@@ -214,14 +249,17 @@ impl Searcher {
             lmr: &self.lmr,
             values,
             stop,
-            start: Instant::now(),
+            start,
             budget: budget(limits, board.side_to_move(), &self.params.search),
             node_limit: limits.nodes.unwrap_or(u64::MAX),
             nodes: 0,
             seldepth: 0,
+            armed: false,
             aborted: false,
             hashes,
+            null_floor: 0,
             stack: vec![Frame::default(); MAX_PLY + 4],
+            root_filter: Vec::new(),
             root_best: None,
             prev_best: None,
             root_depth: 0,
@@ -240,7 +278,6 @@ struct Frame {
     piece: Option<Piece>,
     /// Whether it captured.
     capture: bool,
-    static_eval: i32,
     /// Move excluded from this node (singular-extension search).
     excluded: Option<Move>,
     /// Null move forbidden in this subtree (null-move verification).
@@ -260,10 +297,18 @@ struct Worker<'a> {
     node_limit: u64,
     nodes: u64,
     seldepth: usize,
+    /// Limits apply only once depth 1 has completed.
+    armed: bool,
     aborted: bool,
-    /// Hashes of the positions before the current one: game, then path.
+    /// Repetition keys ([`repetition_key`]) of the positions before the
+    /// current one: game, then path.
     hashes: Vec<u64>,
+    /// Index in `hashes` of the first position after the last null move on
+    /// the path: a repetition must not pass through a null move.
+    null_floor: usize,
     stack: Vec<Frame>,
+    /// Root moves to search (`go searchmoves`); empty means all.
+    root_filter: Vec<Move>,
     /// Best root move of the current iteration and its score.
     root_best: Option<(Move, i32)>,
     /// Best move of the previous iteration, searched first at the root.
@@ -287,10 +332,14 @@ impl Worker<'_> {
     }
 
     /// Step 13 (part): abort on the node limit, the stop flag or the hard
-    /// time limit. The clock is read only every 64 nodes.
+    /// time limit. The clock is read only every 64 nodes. Nothing aborts
+    /// depth 1: however short the budget, the move returned was searched.
     fn check_abort(&mut self) -> bool {
         if self.aborted {
             return true;
+        }
+        if !self.armed {
+            return false;
         }
         if self.nodes >= self.node_limit {
             self.aborted = true;
@@ -315,7 +364,16 @@ impl Worker<'_> {
         limits: &Limits,
         info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let root_moves = legal_moves(board);
+        let mut root_moves = legal_moves(board).as_slice().to_vec();
+        let wanted: Vec<Move> = root_moves
+            .iter()
+            .copied()
+            .filter(|m| limits.searchmoves.contains(m))
+            .collect();
+        if !wanted.is_empty() {
+            root_moves.clone_from(&wanted);
+            self.root_filter = wanted;
+        }
         let mut result = SearchResult {
             best_move: None,
             ponder: None,
@@ -334,8 +392,8 @@ impl Worker<'_> {
             };
             return result;
         }
-        // A move is always available, even if stopped before depth 1 ends.
-        let mut best = root_moves.as_slice()[0];
+        // Replaced by depth 1's best move, which always completes.
+        let mut best = root_moves[0];
         let mut best_score = 0;
         result.best_move = Some(uci(board, best));
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
@@ -370,6 +428,7 @@ impl Worker<'_> {
             if let Some((mv, _)) = self.root_best {
                 best = mv;
             }
+            self.armed = true;
             self.prev_best = Some(best);
             best_score = score;
             let pv = self.extract_pv(board, best, depth);
@@ -388,7 +447,8 @@ impl Worker<'_> {
                 hashfull: self.tt.hashfull(),
                 pv,
             });
-            // Step 13: do not start an iteration that cannot finish in time.
+            // Step 13: no new iteration once the soft limit has passed (an
+            // iteration that overruns is cut by the hard limit instead).
             if let Some(soft) = self.budget.soft_ms {
                 if self.elapsed_ms() >= soft {
                     break;
@@ -397,8 +457,14 @@ impl Worker<'_> {
             if timed && root_moves.len() == 1 {
                 break;
             }
-            if self.stop.load(Ordering::Relaxed) {
+            if self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
                 break;
+            }
+            // `go mate N`: done once a mate in N moves or fewer is proven.
+            if let (Some(n), Score::Mate(m)) = (limits.mate, result.score) {
+                if m > 0 && m <= n {
+                    break;
+                }
             }
         }
         result.nodes = self.nodes;
@@ -413,7 +479,7 @@ impl Worker<'_> {
         b.play_unchecked(first);
         let mut seen = vec![board.hash(), b.hash()];
         while pv.len() < depth.max(1) as usize + 8 {
-            let Some(hit) = self.tt.probe(b.hash(), 0) else {
+            let Some(hit) = self.tt_probe(b.hash(), 0) else {
                 break;
             };
             let Some(mv) = hit.mv else { break };
@@ -453,7 +519,7 @@ impl Worker<'_> {
                 return score;
             }
             delta = delta.saturating_mul(sp.aspiration_widen) / 100;
-            if delta > 1000 {
+            if delta > sp.aspiration_max_width_cp {
                 alpha = -INF;
                 beta = INF;
             }
@@ -496,7 +562,7 @@ impl Worker<'_> {
             return self.qsearch(board, -INF, INF, ply, 0);
         }
         if ply > 0 {
-            if let Some(v) = self.draw_score(board, ply) {
+            if let Some(v) = self.draw_score(board) {
                 return v;
             }
         }
@@ -509,8 +575,11 @@ impl Worker<'_> {
             };
         }
         let mut best = -INF;
-        self.hashes.push(board.hash());
+        self.hashes.push(repetition_key(board));
         for &mv in moves.as_slice() {
+            if ply == 0 && !self.root_allows(mv) {
+                continue;
+            }
             let mut child = board.clone();
             child.play_unchecked(mv);
             let v = -self.minimax(&child, depth - 1, ply + 1);
@@ -557,29 +626,51 @@ impl Worker<'_> {
         }
     }
 
+    /// Whether `mv` may be searched at the root (`go searchmoves`).
+    fn root_allows(&self, mv: Move) -> bool {
+        self.root_filter.is_empty() || self.root_filter.contains(&mv)
+    }
+
+    fn tt_probe(&self, key: u64, ply: usize) -> Option<TtHit> {
+        if self.sp.tt {
+            self.tt.probe(key, ply)
+        } else {
+            None
+        }
+    }
+
+    fn tt_store(
+        &mut self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        ply: usize,
+    ) {
+        if self.sp.tt {
+            self.tt.store(key, mv, score, eval, depth, bound, ply);
+        }
+    }
+
     // Step 12: draws by repetition, the 50-move rule and insufficient material.
-    fn draw_score(&self, board: &Board, _ply: usize) -> Option<i32> {
-        if board.halfmove_clock() >= 100
-            && (board.checkers().is_empty() || board.status() != GameStatus::Won)
-        {
-            return Some(self.draw_value(board));
+    fn draw_score(&self, board: &Board) -> Option<i32> {
+        if fifty_move_draw(board) || insufficient_material(board) || self.repeats(board) {
+            Some(self.draw_value(board))
+        } else {
+            None
         }
-        if insufficient_material(board) {
-            return Some(self.draw_value(board));
-        }
-        // Positions repeat only with the same side to move and no
-        // irreversible move in between.
-        let hash = board.hash();
+    }
+
+    /// Whether `board` repeats a position of the game or the search path
+    /// (once is enough inside the search). Positions repeat only with the
+    /// same side to move, no irreversible move and no null move in between.
+    fn repeats(&self, board: &Board) -> bool {
+        let key = repetition_key(board);
         let n = self.hashes.len();
-        let back = (board.halfmove_clock() as usize).min(n);
-        let mut i = 4;
-        while i <= back {
-            if self.hashes[n - i] == hash {
-                return Some(self.draw_value(board));
-            }
-            i += 2;
-        }
-        None
+        let back = (board.halfmove_clock() as usize).min(n - self.null_floor);
+        (4..=back).step_by(2).any(|i| self.hashes[n - i] == key)
     }
 
     /// The negamax alpha-beta node (also PVS and the MTD(f) probes).
@@ -611,7 +702,7 @@ impl Worker<'_> {
         if !root {
             // Step 12: draws, and mate distance pruning: no score here can
             // beat a mate already found closer to the root.
-            if let Some(v) = self.draw_score(board, ply) {
+            if let Some(v) = self.draw_score(board) {
                 return v;
             }
             if ply >= MAX_PLY - 1 {
@@ -636,7 +727,7 @@ impl Worker<'_> {
             Some(m) => board.hash() ^ (pack_move(m) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             None => board.hash(),
         };
-        let hit = self.tt.probe(key, ply);
+        let hit = self.tt_probe(key, ply);
         let mut tt_move = if root {
             self.prev_best.or(hit.and_then(|h| h.mv))
         } else {
@@ -646,7 +737,7 @@ impl Worker<'_> {
             if sp.tt_cutoffs
                 && !pv_node
                 && !root
-                && h.depth * ONE_PLY >= depth
+                && h.depth >= depth
                 && bound_cuts(h.bound, h.score, alpha, beta)
             {
                 return h.score;
@@ -660,7 +751,6 @@ impl Worker<'_> {
         } else {
             evaluate(board, self.ew)
         };
-        self.stack[ply].static_eval = static_eval;
         // A TT score with a fitting bound is a better estimate than the eval.
         let eval = match hit {
             Some(h) if !in_check && !is_mate_score(h.score) => match h.bound {
@@ -671,8 +761,10 @@ impl Worker<'_> {
             },
             _ => static_eval,
         };
-        // Forward pruning only where a wrong guess is cheap: not on the PV,
-        // not in check, not inside a singular-extension search.
+        // Node-level forward pruning (null move, reverse futility, razoring)
+        // only where a wrong guess is cheap: not on the PV, not in check, not
+        // inside a singular-extension search. The move-loop pruning of step 7
+        // drops single late moves and also runs at PV nodes.
         let prunable = !pv_node && !in_check && excluded.is_none() && !root;
 
         self.stack[ply + 1].excluded = None;
@@ -680,20 +772,29 @@ impl Worker<'_> {
         self.heur.killers[ply + 2] = [None; 4];
 
         // Step 4: enhanced transposition cutoff: a child whose stored upper
-        // bound already refutes it from our side proves a cutoff here.
-        if sp.etc && !pv_node && !root && excluded.is_none() && depth >= sp.etc_min_depth * ONE_PLY
+        // bound already refutes it from our side proves a cutoff here. A
+        // child that is a draw by rule (a repetition of this path, say) is
+        // worth the draw, not its stored score, so it proves nothing.
+        if sp.etc
+            && sp.tt
+            && !pv_node
+            && !root
+            && excluded.is_none()
+            && depth >= sp.etc_min_depth * ONE_PLY
         {
             let mut cut = None;
             let child_depth = depth - ONE_PLY;
+            self.hashes.push(repetition_key(board));
             board.generate_moves(|pm| {
                 for mv in pm {
                     let mut child = board.clone();
                     child.play_unchecked(mv);
                     if let Some(h) = self.tt.probe(child.hash(), ply + 1) {
-                        if h.depth * ONE_PLY >= child_depth
+                        if h.depth >= child_depth
                             && matches!(h.bound, Bound::Upper | Bound::Exact)
                             && -h.score >= beta
-                            && child.halfmove_clock() < 90
+                            && (child.halfmove_clock() as i32) < sp.etc_max_halfmove
+                            && self.draw_score(&child).is_none()
                         {
                             cut = Some((mv, -h.score));
                             return true;
@@ -702,9 +803,9 @@ impl Worker<'_> {
                 }
                 false
             });
+            self.hashes.pop();
             if let Some((mv, v)) = cut {
-                self.tt
-                    .store(key, Some(mv), v, static_eval, d_plies, Bound::Lower, ply);
+                self.tt_store(key, Some(mv), v, static_eval, depth, Bound::Lower, ply);
                 return v;
             }
         }
@@ -717,7 +818,7 @@ impl Worker<'_> {
             if self.aborted {
                 return 0;
             }
-            tt_move = self.tt.probe(key, ply).and_then(|h| h.mv);
+            tt_move = self.tt_probe(key, ply).and_then(|h| h.mv);
         }
 
         // Step 6: null move: give the opponent a free move; if a reduced
@@ -735,12 +836,14 @@ impl Worker<'_> {
         {
             let r = sp.null_move_r
                 + d_plies / sp.null_move_depth_divisor.max(1)
-                + ((eval - beta) / sp.null_move_eval_divisor.max(1)).min(3);
+                + ((eval - beta) / sp.null_move_eval_divisor.max(1)).min(sp.null_move_max_eval_r);
             if let Some(nb) = board.null_move() {
                 self.stack[ply].mv = None;
                 self.stack[ply].piece = None;
                 self.stack[ply].capture = false;
-                self.hashes.push(board.hash());
+                self.hashes.push(repetition_key(board));
+                let saved_floor = self.null_floor;
+                self.null_floor = self.hashes.len();
                 let v = -self.negamax(
                     &nb,
                     -beta,
@@ -748,6 +851,7 @@ impl Worker<'_> {
                     depth - ONE_PLY - r * ONE_PLY,
                     ply + 1,
                 );
+                self.null_floor = saved_floor;
                 self.hashes.pop();
                 if self.aborted {
                     return 0;
@@ -795,18 +899,24 @@ impl Worker<'_> {
 
         // Step 9 (part): singular extension of the TT move, decided before
         // the move loop: if every other move fails well below the TT score,
-        // the TT move is singular and gets one more ply.
+        // the TT move is singular and gets `ext_singular` more.
         let mut singular_move = None;
-        if sp.singular && !root && excluded.is_none() && depth >= sp.singular_min_depth * ONE_PLY {
+        if sp.singular
+            && sp.ext_singular > 0
+            && !root
+            && excluded.is_none()
+            && depth >= sp.singular_min_depth * ONE_PLY
+        {
             if let (Some(h), Some(mv)) = (hit, tt_move) {
                 if matches!(h.bound, Bound::Lower | Bound::Exact)
-                    && h.depth >= d_plies - 3
+                    && h.depth >= depth - sp.singular_tt_depth_slack * ONE_PLY
                     && !is_mate_score(h.score)
                     && h.mv == Some(mv)
                 {
                     let sbeta = h.score - sp.singular_margin_cp * d_plies;
+                    let verify_depth = (depth - ONE_PLY) / sp.singular_depth_divisor.max(1);
                     self.stack[ply].excluded = Some(mv);
-                    let v = self.negamax(board, sbeta - 1, sbeta, (depth - ONE_PLY) / 2, ply);
+                    let v = self.negamax(board, sbeta - 1, sbeta, verify_depth, ply);
                     self.stack[ply].excluded = None;
                     self.stack[ply + 1].excluded = None;
                     self.stack[ply + 1].no_null = self.stack[ply].no_null;
@@ -822,7 +932,7 @@ impl Worker<'_> {
         let one_reply = in_check && sp.ext_one_reply > 0 && count_legal(board) == 1;
 
         // Step 10: move loop over ordered moves (see `movepick`).
-        self.hashes.push(board.hash());
+        self.hashes.push(repetition_key(board));
         let mut picker = MovePicker::new(tt_move, PickMode::All);
         let mut best = -INF;
         let mut best_move = None;
@@ -841,7 +951,7 @@ impl Worker<'_> {
             let ctx = self.order_ctx(ply);
             picker.next(board, &ctx)
         } {
-            if Some(mv) == excluded {
+            if Some(mv) == excluded || (root && !self.root_allows(mv)) {
                 continue;
             }
             let quiet = is_quiet(board, mv);
@@ -904,13 +1014,19 @@ impl Worker<'_> {
             if capture && prev.capture && prev.mv.map(|m| m.to) == Some(mv.to) {
                 ext += sp.ext_recapture;
             }
+            // The cap tames the cheap extensions that fire on move features
+            // alone. A singular move was proven by a search: it may always
+            // have its own `ext_singular`, so `ext_max_per_ply = 0` does not
+            // switch it off.
+            let mut cap = sp.ext_max_per_ply;
             if singular_move == Some(mv) {
-                ext += ONE_PLY;
+                ext += sp.ext_singular;
+                cap = cap.max(sp.ext_singular);
             }
-            ext = ext.min(sp.ext_max_per_ply);
-            // Guard against extension chains: beyond twice the nominal depth
-            // nothing is extended any more.
-            if ply as i32 >= 2 * self.root_depth {
+            ext = ext.min(cap);
+            // Guard against extension chains: beyond a multiple of the
+            // nominal depth nothing is extended any more.
+            if ply as i32 >= sp.ext_max_ply_factor * self.root_depth {
                 ext = 0;
             }
             let new_depth = depth - ONE_PLY + ext;
@@ -1011,8 +1127,7 @@ impl Worker<'_> {
         } else {
             Bound::Upper
         };
-        self.tt
-            .store(key, best_move, best, static_eval, d_plies, bound, ply);
+        self.tt_store(key, best_move, best, static_eval, depth, bound, ply);
         best
     }
 
@@ -1053,7 +1168,10 @@ impl Worker<'_> {
         }
         let sp = self.sp;
         let in_check = !board.checkers().is_empty();
-        if board.halfmove_clock() >= 100 || insufficient_material(board) {
+        // Step 12 (part): the 50-move rule as in `draw_score`, so a mate
+        // delivered on the 100th ply is still a mate. Repetitions are only
+        // detected in the main search.
+        if fifty_move_draw(board) || insufficient_material(board) {
             return self.draw_value(board);
         }
         if ply >= MAX_PLY - 1 {
@@ -1065,7 +1183,7 @@ impl Worker<'_> {
         }
         let pv_node = beta - alpha > 1;
         let key = board.hash();
-        let hit = self.tt.probe(key, ply);
+        let hit = self.tt_probe(key, ply);
         if let Some(h) = hit {
             if sp.tt_cutoffs && !pv_node && bound_cuts(h.bound, h.score, alpha, beta) {
                 return h.score;
@@ -1146,7 +1264,7 @@ impl Worker<'_> {
         } else {
             Bound::Upper
         };
-        self.tt.store(
+        self.tt_store(
             key,
             best_move,
             best,
@@ -1157,6 +1275,12 @@ impl Worker<'_> {
         );
         best
     }
+}
+
+/// The 50-move rule: 100 plies without capture or pawn move draw, unless
+/// the side to move is checkmated (a mate on the 100th ply still counts).
+fn fifty_move_draw(board: &Board) -> bool {
+    board.halfmove_clock() >= 100 && (board.checkers().is_empty() || board.generate_moves(|_| true))
 }
 
 /// Neither side can mate: bare kings, or a single minor piece.
@@ -1240,56 +1364,52 @@ mod tests {
         }
     }
 
+    /// A worker over `hashes` (the keys before `board`) with default
+    /// parameters, for white-box checks of the draw rules.
+    fn repeats_after(hashes: Vec<u64>, null_floor: usize, board: &Board) -> bool {
+        let p = Params::default();
+        let mut tt = TransTable::new(1);
+        let mut heur = Heuristics::new();
+        let lmr = LmrTable::new(&p.search);
+        let stop = AtomicBool::new(false);
+        let w = Worker {
+            sp: &p.search,
+            ew: &p.eval,
+            tt: &mut tt,
+            heur: &mut heur,
+            lmr: &lmr,
+            values: [100, 300, 300, 500, 900, 20_000],
+            stop: &stop,
+            start: Instant::now(),
+            budget: TimeBudget::default(),
+            node_limit: u64::MAX,
+            nodes: 0,
+            seldepth: 0,
+            armed: false,
+            aborted: false,
+            hashes,
+            null_floor,
+            stack: vec![Frame::default(); MAX_PLY + 4],
+            root_filter: Vec::new(),
+            root_best: None,
+            prev_best: None,
+            root_depth: 1,
+            root_stm: board.side_to_move(),
+        };
+        w.repeats(board)
+    }
+
     #[test]
-    fn repetition_in_the_game_history_is_a_draw() {
-        // Shuffle knights back and forth: the start position repeats.
+    fn repetitions_do_not_pass_through_a_null_move() {
+        // Knights out and back: the start position four plies later.
         let mut pos = Position::startpos();
-        for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
             pos.play_uci(m).unwrap();
         }
-        // Black to move; f6g8 brings back the start position (plies 0 and 4),
-        // which the node after f6g8 must score as a draw.
-        let mut s = Searcher::new(Params::default());
-        let stop = AtomicBool::new(false);
-        let limits = Limits {
-            depth: Some(1),
-            ..Limits::default()
-        };
-        let r = s.search(&pos, &limits, &stop, &mut |_| {});
-        assert!(r.best_move.is_some());
-        let mut board = pos.board().clone();
-        let mv = cozy_chess::util::parse_uci_move(&board, "f6g8").unwrap();
-        board.play_unchecked(mv);
-        let mut hashes: Vec<u64> = pos.history().to_vec();
-        hashes.push(pos.board().hash());
-        let worker_draw = {
-            let p = Params::default();
-            let mut tt = TransTable::new(1);
-            let mut heur = Heuristics::new();
-            let lmr = LmrTable::new(&p.search);
-            let w = Worker {
-                sp: &p.search,
-                ew: &p.eval,
-                tt: &mut tt,
-                heur: &mut heur,
-                lmr: &lmr,
-                values: [100, 300, 300, 500, 900, 20_000],
-                stop: &stop,
-                start: Instant::now(),
-                budget: TimeBudget::default(),
-                node_limit: u64::MAX,
-                nodes: 0,
-                seldepth: 0,
-                aborted: false,
-                hashes,
-                stack: vec![Frame::default(); MAX_PLY + 4],
-                root_best: None,
-                prev_best: None,
-                root_depth: 1,
-                root_stm: Color::Black,
-            };
-            w.draw_score(&board, 1)
-        };
-        assert_eq!(worker_draw, Some(0));
+        let keys = pos.history().to_vec();
+        assert!(repeats_after(keys.clone(), 0, pos.board()));
+        // The same keys with a null move after the first position: the path
+        // back to it crosses the null move, so it is no repetition.
+        assert!(!repeats_after(keys, 1, pos.board()));
     }
 }

@@ -27,11 +27,6 @@ pub fn is_en_passant(board: &Board, mv: Move) -> bool {
         && board.piece_on(mv.to).is_none()
 }
 
-/// Whether `mv` captures something (en passant included, castling not).
-pub fn is_capture(board: &Board, mv: Move) -> bool {
-    board.colors(!board.side_to_move()).has(mv.to) || is_en_passant(board, mv)
-}
-
 /// The piece `mv` captures, if any (a pawn for en passant).
 pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     if board.colors(!board.side_to_move()).has(mv.to) {

@@ -18,15 +18,21 @@ pub struct TimeBudget {
     pub hard_ms: Option<u64>,
 }
 
-/// Compute the budget for the side `us` from `limits`.
+/// Compute the budget for the side `us` from `limits`. All arithmetic
+/// saturates: a GUI may send any number.
 pub fn budget(limits: &Limits, us: Color, p: &SearchParams) -> TimeBudget {
     let overhead = p.move_overhead_ms.max(0) as u64;
+    // Percentages in u128: exact for any u64 and any percentage.
+    let pct =
+        |x: u64, pct: i32| (x as u128 * pct.max(0) as u128 / 100).min(u64::MAX as u128) as u64;
     if let Some(mt) = limits.movetime_ms {
-        let t = mt.saturating_sub(overhead).max(1);
-        return TimeBudget {
-            soft_ms: Some(t),
-            hard_ms: Some(t),
-        };
+        // Keep the overhead in reserve, but a movetime shorter than the
+        // overhead still gets a share of itself rather than nothing.
+        let t = mt
+            .saturating_sub(overhead)
+            .max(pct(mt, p.time_movetime_min_pct))
+            .max(1);
+        return fixed(t);
     }
     if limits.infinite {
         return TimeBudget::default();
@@ -36,30 +42,51 @@ pub fn budget(limits: &Limits, us: Color, p: &SearchParams) -> TimeBudget {
         Color::Black => (limits.btime_ms, limits.binc_ms),
     };
     let Some(time) = time else {
-        return TimeBudget::default();
+        // A clock is running but ours is unknown: searching until `stop`
+        // could lose on time, so take a modest fixed amount.
+        let any_clock = limits.wtime_ms.is_some()
+            || limits.btime_ms.is_some()
+            || limits.winc_ms.is_some()
+            || limits.binc_ms.is_some()
+            || limits.movestogo.is_some();
+        return if any_clock {
+            fixed(p.time_missing_clock_ms.max(1) as u64)
+        } else {
+            TimeBudget::default()
+        };
     };
     let inc = inc.unwrap_or(0);
     // Never plan to use the overhead, and keep a sliver even when the clock
-    // reads less than the overhead.
+    // reads less than the overhead (the search always finishes depth 1).
     let avail = time.saturating_sub(overhead).max(1);
-    let inc_share = inc * 3 / 4;
-    let mut soft = avail * p.time_soft_pct as u64 / 100 + inc_share;
-    let mut hard = avail * p.time_hard_pct as u64 / 100 + inc_share;
+    let inc_share = pct(inc, p.time_inc_pct);
+    let mut soft = pct(avail, p.time_soft_pct).saturating_add(inc_share);
+    let mut hard = pct(avail, p.time_hard_pct).saturating_add(inc_share);
     if let Some(mtg) = limits.movestogo {
         // With a fixed number of moves to the control, spread the time evenly
         // but keep the percentage caps.
-        let per_move = avail / mtg.max(1) as u64 + inc_share;
-        soft = soft.max(per_move / 2).min(per_move);
-        hard = hard.min(per_move * 3);
+        let per_move = (avail / mtg.max(1) as u64).saturating_add(inc_share);
+        soft = soft
+            .max(pct(per_move, p.time_mtg_soft_min_pct))
+            .min(pct(per_move, p.time_mtg_soft_max_pct));
+        hard = hard.min(pct(per_move, p.time_mtg_hard_pct));
     }
-    // Keep a quarter of what is left even when the increment share would
-    // allow more: on a nearly empty clock the increment then refills it
-    // instead of every move running into the overhead.
-    let hard = hard.min(avail * 3 / 4).max(1);
+    // Keep part of what is left even when the increment share would allow
+    // more: on a nearly empty clock the increment then refills it instead of
+    // every move running into the overhead.
+    let hard = hard.min(pct(avail, p.time_max_pct)).max(1);
     let soft = soft.min(hard).max(1);
     TimeBudget {
         soft_ms: Some(soft),
         hard_ms: Some(hard),
+    }
+}
+
+/// The same soft and hard limit.
+fn fixed(ms: u64) -> TimeBudget {
+    TimeBudget {
+        soft_ms: Some(ms),
+        hard_ms: Some(ms),
     }
 }
 
@@ -83,7 +110,8 @@ mod tests {
         );
         assert_eq!(
             hard,
-            (1000 - p.move_overhead_ms as u64) * p.time_hard_pct as u64 / 100 + 7
+            (1000 - p.move_overhead_ms as u64) * p.time_hard_pct as u64 / 100
+                + 10 * p.time_inc_pct as u64 / 100
         );
         // Black's clock is used for black.
         let l = Limits {
@@ -135,6 +163,15 @@ mod tests {
         };
         let b = budget(&l, Color::White, &p);
         assert_eq!(b.hard_ms, Some(500 - p.move_overhead_ms as u64));
+        // Shorter than the overhead: half of it, not a single millisecond.
+        let l = Limits {
+            movetime_ms: Some(30),
+            ..Limits::default()
+        };
+        assert_eq!(
+            budget(&l, Color::White, &p).hard_ms,
+            Some(30 * p.time_movetime_min_pct as u64 / 100)
+        );
         let l = Limits {
             infinite: true,
             wtime_ms: Some(100),
@@ -145,5 +182,107 @@ mod tests {
             budget(&Limits::default(), Color::White, &p),
             TimeBudget::default()
         );
+    }
+
+    #[test]
+    fn missing_own_clock_gets_a_fixed_budget() {
+        let p = SearchParams::default();
+        let fallback = fixed(p.time_missing_clock_ms as u64);
+        // White's clock only, black to move.
+        let l = Limits {
+            wtime_ms: Some(1000),
+            movestogo: Some(1),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&l, Color::Black, &p), fallback);
+        assert_ne!(budget(&l, Color::White, &p), fallback);
+        // An increment or movestogo alone is still a clock.
+        for l in [
+            Limits {
+                binc_ms: Some(100),
+                ..Limits::default()
+            },
+            Limits {
+                movestogo: Some(20),
+                ..Limits::default()
+            },
+        ] {
+            assert_eq!(budget(&l, Color::Black, &p), fallback, "{l:?}");
+        }
+    }
+
+    #[test]
+    fn huge_clock_values_saturate() {
+        let p = SearchParams::default();
+        let l = Limits {
+            wtime_ms: Some(u64::MAX),
+            winc_ms: Some(u64::MAX),
+            movestogo: Some(1),
+            ..Limits::default()
+        };
+        let b = budget(&l, Color::White, &p);
+        let (soft, hard) = (b.soft_ms.unwrap(), b.hard_ms.unwrap());
+        let avail = (u64::MAX - p.move_overhead_ms as u64) as u128;
+        let cap = (avail * p.time_max_pct as u128 / 100) as u64;
+        assert_eq!((soft, hard), (cap, cap));
+        let l = Limits {
+            movetime_ms: Some(u64::MAX),
+            ..Limits::default()
+        };
+        assert_eq!(
+            budget(&l, Color::White, &p).hard_ms,
+            Some(u64::MAX - p.move_overhead_ms as u64)
+        );
+    }
+
+    #[test]
+    fn time_factors_are_parameters() {
+        let d = SearchParams::default();
+        let l = Limits {
+            wtime_ms: Some(10_000),
+            winc_ms: Some(1000),
+            ..Limits::default()
+        };
+        let base = budget(&l, Color::White, &d);
+        let p = SearchParams {
+            time_inc_pct: 0,
+            ..d.clone()
+        };
+        assert!(budget(&l, Color::White, &p).soft_ms < base.soft_ms);
+        // A tiny clock with a big increment hits the cap of time_max_pct.
+        let l = Limits {
+            wtime_ms: Some(1050),
+            winc_ms: Some(5000),
+            ..Limits::default()
+        };
+        assert_eq!(
+            budget(&l, Color::White, &d).hard_ms,
+            Some(1000 * d.time_max_pct as u64 / 100)
+        );
+        let p = SearchParams {
+            time_max_pct: 10,
+            ..d.clone()
+        };
+        assert_eq!(budget(&l, Color::White, &p).hard_ms, Some(100));
+        // movestogo: the per-move share bounds both limits.
+        let l = Limits {
+            wtime_ms: Some(10_050),
+            movestogo: Some(10),
+            ..Limits::default()
+        };
+        let b = budget(&l, Color::White, &d);
+        assert_eq!(b.soft_ms, Some(500), "{b:?}");
+        let p = SearchParams {
+            time_mtg_soft_min_pct: 80,
+            time_mtg_hard_pct: 100,
+            ..d.clone()
+        };
+        let b = budget(&l, Color::White, &p);
+        assert_eq!((b.soft_ms, b.hard_ms), (Some(800), Some(1000)), "{b:?}");
+        let p = SearchParams {
+            time_mtg_soft_max_pct: 20,
+            ..d
+        };
+        assert_eq!(budget(&l, Color::White, &p).soft_ms, Some(200));
     }
 }

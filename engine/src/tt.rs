@@ -1,13 +1,22 @@
 //! Transposition table: a fixed-size hash table of search results keyed by
 //! the board's Zobrist hash (cozy-chess keeps it incrementally).
 //!
-//! Entries live in clusters of four (one 64-byte cache line). Replacement
-//! prefers the same position, then an empty slot, then the entry with the
-//! lowest `depth - age` worth. Mate scores are stored relative to the node
+//! Entries live in clusters of four (one 64-byte cache line). An entry keeps
+//! only the low 32 bits of the key: the cluster index comes from the high
+//! bits, so together they still tell positions apart, and the 32 bits saved
+//! pay for a depth in sixteenths of a ply (the search's own unit). Every
+//! stored move is checked for legality before use, so the rare false match
+//! costs a bad ordering hint, never an illegal move. Replacement prefers the
+//! same position, then an empty slot, then the entry with the lowest
+//! `depth - age` worth. Mate scores are stored relative to the node
 //! ("mate in N from here") and converted back by ply on probe, so a mate found
 //! through a transposition keeps its correct distance from the root.
 
+use std::collections::TryReserveError;
+
 use cozy_chess::{Move, Piece, Square};
+
+use crate::search::ONE_PLY;
 
 /// Scores at or beyond this magnitude are mates (see [`crate::search`]).
 pub const MATE: i32 = 31_000;
@@ -15,6 +24,12 @@ pub const MATE: i32 = 31_000;
 pub const MAX_PLY: usize = 128;
 /// Lowest magnitude of a mate score.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Default table size (MiB), the UCI `Hash` option's default.
+pub const HASH_DEFAULT_MB: usize = 16;
+/// Smallest `Hash` (MiB).
+pub const HASH_MIN_MB: usize = 1;
+/// Largest `Hash` (MiB).
+pub const HASH_MAX_MB: usize = 4096;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,14 +57,19 @@ impl Bound {
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
-    key: u64,
+    /// Low 32 bits of the key (the high bits chose the cluster).
+    key: u32,
     mv: u16,
     score: i16,
     eval: i16,
-    depth: i8,
+    /// Remaining depth in sixteenths of a ply.
+    depth: i16,
     /// Generation (upper 6 bits) and bound (lower 2 bits).
     gen_bound: u8,
 }
+
+// Four entries must share one cache line.
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 const CLUSTER: usize = 4;
 type Cluster = [Entry; CLUSTER];
@@ -62,7 +82,7 @@ pub struct TtHit {
     /// Score already adjusted to the probing node's ply.
     pub score: i32,
     pub eval: i32,
-    /// Remaining depth in whole plies the score was searched to.
+    /// Remaining depth the score was searched to, in sixteenths of a ply.
     pub depth: i32,
     pub bound: Bound,
 }
@@ -119,13 +139,29 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
 }
 
 impl TransTable {
-    /// A table of about `mb` megabytes (at least one cluster).
+    /// A table of about `mb` megabytes (at least one cluster). Aborts if the
+    /// memory is not available; see [`TransTable::try_new`].
     pub fn new(mb: usize) -> Self {
-        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Cluster>()).max(1);
-        TransTable {
-            clusters: vec![[Entry::default(); CLUSTER]; n],
+        Self::try_new(mb).unwrap_or_else(|e| panic!("transposition table of {mb} MiB: {e}"))
+    }
+
+    /// A table of about `mb` megabytes, or the allocation error (a huge `Hash`
+    /// must not abort the engine).
+    pub fn try_new(mb: usize) -> Result<Self, TryReserveError> {
+        let bytes = mb.max(1).saturating_mul(1024 * 1024);
+        let n = (bytes / std::mem::size_of::<Cluster>()).max(1);
+        let mut clusters = Vec::new();
+        clusters.try_reserve_exact(n)?;
+        clusters.resize(n, [Entry::default(); CLUSTER]);
+        Ok(TransTable {
+            clusters,
             generation: 0,
-        }
+        })
+    }
+
+    /// Size in MiB (rounded down, at least the smallest table).
+    pub fn size_mb(&self) -> usize {
+        self.clusters.len() * std::mem::size_of::<Cluster>() / (1024 * 1024)
     }
 
     /// Forget everything.
@@ -148,9 +184,10 @@ impl TransTable {
     /// to root-relative using `ply`.
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
         let cluster = &self.clusters[self.index(key)];
+        let check = key as u32;
         cluster
             .iter()
-            .find(|e| e.key == key && e.gen_bound & 3 != 0)
+            .find(|e| e.key == check && e.gen_bound & 3 != 0)
             .map(|e| TtHit {
                 mv: unpack_move(e.mv),
                 score: score_from_tt(e.score as i32, ply),
@@ -160,7 +197,7 @@ impl TransTable {
             })
     }
 
-    /// Store a result. `depth` is in whole plies, `score` root-relative.
+    /// Store a result. `depth` is in sixteenths of a ply, `score` root-relative.
     pub fn store(
         &mut self,
         key: u64,
@@ -174,30 +211,31 @@ impl TransTable {
         let generation = self.generation;
         let idx = self.index(key);
         let cluster = &mut self.clusters[idx];
+        let check = key as u32;
         let age = |e: &Entry| (generation.wrapping_sub(e.gen_bound & !3) / GEN_STEP) as i32;
         let mut victim = 0;
         let mut worst = i32::MAX;
         for (i, e) in cluster.iter().enumerate() {
-            if e.key == key || e.gen_bound & 3 == 0 {
+            if e.key == check || e.gen_bound & 3 == 0 {
                 victim = i;
                 break;
             }
             // Deep entries from the current search are worth keeping; old
             // ones lose two plies of worth per search of age.
-            let worth = e.depth as i32 - 2 * age(e);
+            let worth = e.depth as i32 - 2 * ONE_PLY * age(e);
             if worth < worst {
                 worst = worth;
                 victim = i;
             }
         }
         let e = &mut cluster[victim];
-        let same = e.key == key;
-        // Keep a deeper exact-ish result of the same position from this search
-        // unless the new one is exact.
+        let same = e.key == check;
+        // Keep a result of the same position from this search that is more
+        // than two plies deeper, unless the new one is exact.
         if same
             && bound != Bound::Exact
             && age(e) == 0
-            && e.depth as i32 > depth + 2
+            && e.depth as i32 > depth + 2 * ONE_PLY
             && Bound::from_bits(e.gen_bound) != Bound::None
         {
             return;
@@ -208,11 +246,11 @@ impl TransTable {
             None => 0,
         };
         *e = Entry {
-            key,
+            key: check,
             mv: packed,
             score: score_to_tt(score, ply).clamp(-32_000, 32_000) as i16,
             eval: eval.clamp(-32_000, 32_000) as i16,
-            depth: depth.clamp(-1, 127) as i8,
+            depth: depth.clamp(-ONE_PLY, i16::MAX as i32) as i16,
             gen_bound: generation | bound as u8,
         };
     }
@@ -251,13 +289,13 @@ mod tests {
         let mut tt = TransTable::new(1);
         // Found at ply 5: mate in 3 plies from that node = MATE - 8 from root.
         let score = MATE - 8;
-        tt.store(42, None, score, 0, 4, Bound::Exact, 5);
+        tt.store(42, None, score, 0, 64, Bound::Exact, 5);
         // Probed at ply 9 through a transposition: still mate 3 plies away.
         let hit = tt.probe(42, 9).unwrap();
         assert_eq!(hit.score, MATE - 12);
         assert_eq!(MATE - hit.score - 9, 3);
         // Being mated works the same way.
-        tt.store(43, None, -(MATE - 6), 0, 4, Bound::Upper, 2);
+        tt.store(43, None, -(MATE - 6), 0, 64, Bound::Upper, 2);
         assert_eq!(tt.probe(43, 0).unwrap().score, -(MATE - 4));
         // Normal scores are untouched.
         tt.store(44, None, 123, 7, 4, Bound::Lower, 30);
@@ -266,6 +304,36 @@ mod tests {
             (hit.score, hit.eval, hit.depth, hit.bound),
             (123, 7, 4, Bound::Lower)
         );
+    }
+
+    #[test]
+    fn fractional_depths_survive_the_round_trip() {
+        let mut tt = TransTable::new(1);
+        // 2.5 and 37.75 plies: both must come back exactly, or an entry
+        // could never cut off at the depth it was searched to.
+        for (key, depth) in [(7u64, 40), (8, 604), (9, 0)] {
+            tt.store(key, None, 0, 0, depth, Bound::Lower, 0);
+            assert_eq!(tt.probe(key, 0).unwrap().depth, depth);
+        }
+    }
+
+    #[test]
+    fn keys_differing_only_in_checked_bits_do_not_match() {
+        let mut tt = TransTable::new(1);
+        let a = 0x1234_5678_9abc_def0u64;
+        // Same cluster (high bits), different low 32 bits.
+        let b = a ^ 1;
+        assert_eq!(tt.index(a), tt.index(b));
+        tt.store(a, None, 11, 0, 16, Bound::Exact, 0);
+        assert!(tt.probe(b, 0).is_none());
+        assert_eq!(tt.probe(a, 0).unwrap().score, 11);
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors_not_aborts() {
+        assert!(TransTable::try_new(usize::MAX >> 4).is_err());
+        let tt = TransTable::try_new(2).unwrap();
+        assert_eq!(tt.size_mb(), 2);
     }
 
     #[test]
@@ -278,17 +346,17 @@ mod tests {
             .collect();
         assert!(keys.iter().all(|&k| tt.index(k) == tt.index(keys[0])));
         for (i, &k) in keys.iter().take(4).enumerate() {
-            tt.store(k, None, 0, 0, 10 - i as i32, Bound::Exact, 0);
+            tt.store(k, None, 0, 0, (10 - i as i32) * ONE_PLY, Bound::Exact, 0);
         }
         // The shallowest (depth 7, keys[3]) is replaced first.
-        tt.store(keys[4], None, 0, 0, 1, Bound::Exact, 0);
+        tt.store(keys[4], None, 0, 0, ONE_PLY, Bound::Exact, 0);
         assert!(tt.probe(keys[3], 0).is_none());
         assert!(tt.probe(keys[0], 0).is_some());
         // After many searches, old deep entries give way.
         for _ in 0..10 {
             tt.new_search();
         }
-        tt.store(keys[5], None, 0, 0, 1, Bound::Exact, 0);
+        tt.store(keys[5], None, 0, 0, ONE_PLY, Bound::Exact, 0);
         assert!(tt.probe(keys[5], 0).is_some());
         // One entry of the first thousand slots is from this search.
         assert_eq!(tt.hashfull(), 1);

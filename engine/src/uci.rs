@@ -8,6 +8,11 @@
 //! `isready` and `quit` are answered while searching. Option changes made
 //! during a search are applied at the next `go`. Every `go` gets exactly one
 //! `bestmove`; bad input gets `info string error: ...` and changes nothing.
+//!
+//! Option names are case-insensitive, as the protocol says. The engine
+//! advertises no `Ponder` option, so a conforming GUI never sends
+//! `go ponder`; if one does, it is searched as a plain `go` with the given
+//! limits, and `ponderhit` is ignored.
 
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,18 +24,13 @@ use std::time::{Duration, Instant};
 use crate::perft::perft_divide_until;
 use crate::position::{legal_moves, move_to_uci, parse_uci_move};
 use crate::search::{Limits, Score, SearchInfo, SearchResult, Searcher};
+pub use crate::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
 use crate::{Params, Position};
 
 /// Engine name as reported by `uci`.
 pub const ENGINE_NAME: &str = concat!("Karsinta ", env!("CARGO_PKG_VERSION"));
 /// Engine author as reported by `uci`.
 pub const ENGINE_AUTHOR: &str = "the Karsinta authors";
-/// Default transposition table size (MiB), the `Hash` option.
-pub const HASH_DEFAULT_MB: usize = 16;
-/// Smallest allowed `Hash` (MiB).
-pub const HASH_MIN_MB: usize = 1;
-/// Largest allowed `Hash` (MiB).
-pub const HASH_MAX_MB: usize = 4096;
 /// Stack of the search thread.
 const SEARCH_STACK_BYTES: usize = 64 << 20;
 
@@ -99,7 +99,8 @@ impl UciEngine {
             searcher: Some(searcher),
             running: None,
             pending_params: false,
-            pending_hash: true,
+            // The searcher was built with the default size already.
+            pending_hash: false,
             pending_clear: false,
         }
     }
@@ -112,6 +113,12 @@ impl UciEngine {
     /// The current position.
     pub fn position(&self) -> &Position {
         &self.position
+    }
+
+    /// The `Hash` size in MiB: the table in use, or the size set while a
+    /// search runs, which takes effect when it ends.
+    pub fn hash_mb(&self) -> usize {
+        self.hash_mb
     }
 
     /// Read and handle lines until `quit` or end of input.
@@ -219,7 +226,8 @@ impl UciEngine {
             let Some(value) = value else {
                 return self.error(&format!("option '{}' needs a value", sanitize(&name)));
             };
-            match self.params.set_by_name(&name, &value) {
+            // Table names are lowercase snake_case; UCI names ignore case.
+            match self.params.set_by_name(&name.to_ascii_lowercase(), &value) {
                 Ok(()) => self.pending_params = true,
                 Err(e) => return self.error(&sanitize(&e.to_string())),
             }
@@ -253,8 +261,16 @@ impl UciEngine {
             self.pending_params = false;
         }
         if self.pending_hash {
-            s.set_hash_mb(self.hash_mb);
             self.pending_hash = false;
+            if let Err(e) = s.try_set_hash_mb(self.hash_mb) {
+                let kept = s.hash_mb();
+                let msg = format!(
+                    "option Hash: cannot allocate {} MiB ({e}); keeping {kept} MiB",
+                    self.hash_mb
+                );
+                self.hash_mb = kept;
+                self.out.line(&format!("info string error: {msg}"));
+            }
         }
         if self.pending_clear {
             s.new_game();
@@ -297,16 +313,33 @@ impl UciEngine {
     }
 
     fn cmd_go(&mut self, args: &[&str]) {
+        // The clock runs from here: stopping an old search and applying
+        // option changes (a new Hash table, say) is spent on this move.
+        let start = Instant::now();
         // A new `go` while searching: finish the old search first.
         self.stop_search();
         self.apply_pending();
         let GoCommand {
-            limits,
+            mut limits,
             perft,
+            searchmoves,
             errors,
         } = parse_go(args);
         for e in errors {
             self.error(&e);
+        }
+        limits.start = Some(start);
+        for text in &searchmoves {
+            match parse_uci_move(self.position.board(), text) {
+                Ok(mv) => limits.searchmoves.push(mv),
+                Err(e) => self.error(&format!(
+                    "go searchmoves: {} (skipped)",
+                    sanitize(&e.to_string())
+                )),
+            }
+        }
+        if !searchmoves.is_empty() && limits.searchmoves.is_empty() {
+            self.error("go searchmoves: no legal move given; searching all moves");
         }
         let stop = Arc::new(AtomicBool::new(false));
         let out = self.out.clone();
@@ -508,6 +541,8 @@ pub struct GoCommand {
     pub limits: Limits,
     /// `go perft <depth>` instead of a search.
     pub perft: Option<u32>,
+    /// `go searchmoves` as given; checked against the position by the caller.
+    pub searchmoves: Vec<String>,
     /// Problems with arguments that were skipped; the rest still applies,
     /// because a GUI waits for a `bestmove` after every `go`.
     pub errors: Vec<String>,
@@ -537,15 +572,16 @@ pub fn parse_go(args: &[&str]) -> GoCommand {
         if !takes_number {
             match key {
                 "infinite" => go.limits.infinite = true,
-                // Accepted, not used: this engine does not ponder.
+                // No Ponder option is advertised (see the module docs).
                 "ponder" => {}
                 "searchmoves" => {
-                    // Not supported: skip the move list, search every move.
-                    while args.get(i).is_some_and(|t| looks_like_move(t)) {
+                    while let Some(t) = args.get(i).filter(|t| looks_like_move(t)) {
+                        go.searchmoves.push(t.to_string());
                         i += 1;
                     }
-                    go.errors
-                        .push("go searchmoves is not supported; searching all moves".into());
+                    if go.searchmoves.is_empty() {
+                        go.errors.push("go searchmoves: no moves given".into());
+                    }
                 }
                 other => go
                     .errors
@@ -571,7 +607,11 @@ pub fn parse_go(args: &[&str]) -> GoCommand {
             "nodes" => l.nodes = Some(ms),
             "movetime" => l.movetime_ms = Some(ms),
             "perft" => go.perft = Some(v.clamp(0, 64) as u32),
-            // `go mate N` is searched as an ordinary search.
+            "mate" if v >= 1 => l.mate = Some(v.min(i32::MAX as i64) as i32),
+            "mate" => go
+                .errors
+                .push(format!("go mate {v}: needs 1 or more moves")),
+            // `takes_number` lists exactly the keys above.
             _ => {}
         }
     }
@@ -634,7 +674,14 @@ mod tests {
         assert!(go.limits.infinite);
         let go = parse_go(&["searchmoves", "e2e4", "d2d4", "depth", "3"]);
         assert_eq!(go.limits.depth, Some(3));
+        assert_eq!(go.searchmoves, ["e2e4", "d2d4"]);
+        assert!(go.errors.is_empty(), "{:?}", go.errors);
+        let go = parse_go(&["searchmoves", "infinite"]);
+        assert!(go.limits.infinite && go.searchmoves.is_empty());
         assert_eq!(go.errors.len(), 1, "{:?}", go.errors);
+        let go = parse_go(&["mate", "3", "nodes", "9"]);
+        assert_eq!((go.limits.mate, go.limits.nodes), (Some(3), Some(9)));
+        assert_eq!(parse_go(&["mate", "0"]).errors.len(), 1);
     }
 
     #[test]

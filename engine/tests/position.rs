@@ -1,6 +1,7 @@
 //! Position: FEN round trips and errors, UCI move text, repetition and
 //! 50-move detection, null moves, game states.
 
+use cozy_chess::{Board, Piece};
 use karsinta_engine::position::{parse_uci_move, FenErrorKind, GameState, MoveErrorKind};
 use karsinta_engine::Position;
 use proptest::prelude::*;
@@ -64,8 +65,8 @@ fn fen_errors_are_typed() {
         ("r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1", CastlingRights),
         ("4k3/8/8/8/8/8/8/4K3 w - e3 0 1", EnPassant),
         ("4k3/8/8/8/8/8/8/4K3 w - e9 0 1", EnPassant),
-        ("4k3/8/8/8/8/8/8/4K3 w - - 101 1", HalfmoveClock),
         ("4k3/8/8/8/8/8/8/4K3 w - - -1 1", HalfmoveClock),
+        ("4k3/8/8/8/8/8/8/4K3 w - - 1x 1", HalfmoveClock),
         ("4k3/8/8/8/8/8/8/4K3 w - - 0 0", FullmoveNumber),
         ("4k3/8/8/8/8/8/8/4K3 w - - 0 x", FullmoveNumber),
         // Black king in check with white to move.
@@ -79,7 +80,69 @@ fn fen_errors_are_typed() {
     }
 }
 
+/// Repetition key recomputed from scratch: the hash of a board parsed anew
+/// from its FEN, without the en-passant part unless a legal move uses it.
+fn key_from_scratch(board: &Board) -> u64 {
+    let fresh: Board = board.to_string().parse().unwrap();
+    let mut ep_usable = false;
+    fresh.generate_moves(|pm| {
+        if pm.piece == Piece::Pawn {
+            ep_usable |= pm
+                .into_iter()
+                .any(|m| m.from.file() != m.to.file() && fresh.piece_on(m.to).is_none());
+        }
+        ep_usable
+    });
+    if ep_usable {
+        fresh.hash()
+    } else {
+        fresh.hash_without_ep()
+    }
+}
+
+/// Start positions where random play repeats often and en passant arises.
+const GAME_STARTS: &[&str] = &[
+    "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+    "4k3/2p1p3/8/3P4/8/8/4P3/4K1N1 b - - 0 1",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+];
+
 proptest! {
+    /// The history's keys, kept as moves are played and taken back, equal
+    /// keys recomputed from scratch, and the repetition count equals a
+    /// naive count of earlier equal positions (cozy-chess's FIDE test).
+    #[test]
+    fn repetition_keys_match_a_recompute(
+        start in 0..GAME_STARTS.len(),
+        picks in prop::collection::vec((any::<u16>(), 0u8..10), 1..120),
+    ) {
+        let mut pos = Position::from_fen(GAME_STARTS[start]).unwrap();
+        let mut boards: Vec<Board> = Vec::new();
+        for (pick, action) in picks {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            if action == 0 && !boards.is_empty() {
+                // Take a move back now and then.
+                prop_assert!(pos.unmake());
+                boards.pop();
+            } else {
+                boards.push(pos.board().clone());
+                pos.play(moves[pick as usize % moves.len()]).unwrap();
+            }
+            let want: Vec<u64> = boards.iter().map(key_from_scratch).collect();
+            prop_assert_eq!(pos.history(), &want[..]);
+            prop_assert_eq!(pos.key(), key_from_scratch(pos.board()));
+            let naive = boards
+                .iter()
+                .filter(|b| b.same_position(pos.board()))
+                .count();
+            prop_assert_eq!(pos.repetition_count(), naive, "{}", pos.to_fen());
+        }
+    }
+
     /// Arbitrary text never panics the FEN parser.
     #[test]
     fn fen_parser_never_panics(s in "\\PC{0,80}") {
@@ -215,6 +278,23 @@ fn fifty_move_rule() {
     let mut pos = Position::from_fen("7k/8/6K1/8/8/8/8/R7 w - - 99 80").unwrap();
     pos.play_uci("a1a8").unwrap();
     assert!(pos.is_fifty_move_draw());
+    assert_eq!(pos.state(), GameState::Checkmate);
+}
+
+#[test]
+fn halfmove_clocks_beyond_100_are_accepted_as_100() {
+    // A game played on without a claim: legal, and the 50-move rule holds.
+    for clock in ["101", "150", "0999", "123456789012345678901234567890"] {
+        let fen = format!("4k3/8/8/8/8/8/8/R3K3 w - - {clock} 120");
+        let pos = Position::from_fen(&fen).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pos.halfmove_clock(), 100, "{clock}");
+        assert!(pos.is_fifty_move_draw());
+        assert_eq!(pos.state(), GameState::FiftyMoves);
+        assert_eq!(pos.to_fen(), "4k3/8/8/8/8/8/8/R3K3 w - - 100 120");
+    }
+    // Mate still beats the rule.
+    let mut pos = Position::from_fen("7k/8/6K1/8/8/8/8/R7 w - - 140 80").unwrap();
+    pos.play_uci("a1a8").unwrap();
     assert_eq!(pos.state(), GameState::Checkmate);
 }
 

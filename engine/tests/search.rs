@@ -1,11 +1,13 @@
 //! Search behaviour: mates under every setting, equivalence of the root
-//! drivers, every parameter changing the search, determinism, the stop flag
-//! and time management.
+//! drivers, every parameter changing the search, determinism, draws by rule,
+//! the stop flag, `go` limits, time management and the cached static eval.
 
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use cozy_chess::Board;
 use karsinta_engine::ablate::PURE_ALPHA_BETA;
+use karsinta_engine::eval::evaluate;
 use karsinta_engine::params::{ParamKind, SearchParams};
 use karsinta_engine::search::{Limits, Score, SearchResult, Searcher};
 use karsinta_engine::timeman::budget;
@@ -186,6 +188,13 @@ fn total_nodes(p: &Params, d: i32) -> u64 {
 const NOT_NODE_COUNT: &[&str] = &[
     "time_soft_pct",
     "time_hard_pct",
+    "time_inc_pct",
+    "time_max_pct",
+    "time_mtg_soft_min_pct",
+    "time_mtg_soft_max_pct",
+    "time_mtg_hard_pct",
+    "time_movetime_min_pct",
+    "time_missing_clock_ms",
     "move_overhead_ms",
     "contempt_cp",
 ];
@@ -291,12 +300,19 @@ fn fixed_depth_and_nodes_are_deterministic() {
     assert_eq!((x.best_move, x.nodes), (y.best_move, y.nodes));
 }
 
+/// The move depth 1 chooses, by a search that cannot be cut short.
+fn depth_one_move(fen: &str) -> String {
+    search_with(&Params::default(), fen, &depth(1))
+        .best_move
+        .unwrap()
+}
+
 #[test]
-fn stopped_search_still_returns_a_legal_move() {
-    let p = Params::default();
+fn stopped_search_still_completes_depth_one() {
     let pos = Position::from_fen(POSITIONS[1]).unwrap();
-    let mut s = Searcher::new(p);
+    let mut s = Searcher::new(Params::default());
     let stop = AtomicBool::new(true);
+    let mut infos = Vec::new();
     let r = s.search(
         &pos,
         &Limits {
@@ -304,22 +320,203 @@ fn stopped_search_still_returns_a_legal_move() {
             ..Limits::default()
         },
         &stop,
-        &mut |_| {},
+        &mut |i| infos.push(i.depth),
     );
-    let mv = pos.parse_uci(r.best_move.as_deref().unwrap()).unwrap();
-    assert!(pos.board().is_legal(mv));
-    assert!(r.nodes < 1000, "{}", r.nodes);
-    // One node of budget: still a move.
-    let r = s.search(
-        &pos,
-        &Limits {
+    // Stopped at once, yet the move is depth 1's choice, reported as usual.
+    assert_eq!(infos, [1]);
+    assert_eq!(r.depth, 1);
+    assert_eq!(r.best_move.unwrap(), depth_one_move(POSITIONS[1]));
+}
+
+#[test]
+fn tiny_budgets_still_complete_depth_one() {
+    // Each of these used to stop at the first node and return the first
+    // generated move unsearched.
+    let tiny = [
+        Limits {
             nodes: Some(1),
             ..Limits::default()
         },
-        &AtomicBool::new(false),
-        &mut |_| {},
+        Limits {
+            movetime_ms: Some(1),
+            ..Limits::default()
+        },
+        Limits {
+            wtime_ms: Some(1),
+            btime_ms: Some(1),
+            ..Limits::default()
+        },
+        Limits {
+            wtime_ms: Some(40),
+            btime_ms: Some(40),
+            winc_ms: Some(10),
+            binc_ms: Some(10),
+            ..Limits::default()
+        },
+    ];
+    for fen in POSITIONS {
+        let pos = Position::from_fen(fen).unwrap();
+        for limits in &tiny {
+            let mut s = Searcher::new(Params::default());
+            let mut infos = Vec::new();
+            let r = s.search(&pos, limits, &AtomicBool::new(false), &mut |i| {
+                infos.push(i.depth)
+            });
+            assert!(
+                r.depth >= 1 && infos.first() == Some(&1),
+                "{fen} {limits:?}: {r:?}"
+            );
+            assert!(pos.parse_uci(r.best_move.as_deref().unwrap()).is_ok());
+        }
+    }
+}
+
+#[test]
+fn the_clock_counts_from_the_given_start() {
+    // The request arrived long ago: the budget is spent before the search
+    // begins, so it stops after the guaranteed first iteration.
+    let fen = POSITIONS[0];
+    let limits = Limits {
+        movetime_ms: Some(60_000),
+        start: Some(Instant::now() - Duration::from_secs(120)),
+        ..Limits::default()
+    };
+    let r = search_with(&Params::default(), fen, &limits);
+    assert_eq!(r.depth, 1, "{r:?}");
+    assert!(r.time_ms >= 120_000, "{r:?}");
+}
+
+#[test]
+fn go_mate_stops_once_the_mate_is_found() {
+    for &(fen, n) in MATES {
+        let limits = Limits {
+            mate: Some(n),
+            ..Limits::default()
+        };
+        let r = search_with(&Params::default(), fen, &limits);
+        assert_eq!(r.score, Score::Mate(n), "{fen}");
+        // Stopped right at the iteration that proved it.
+        let mut first = 0;
+        for d in 1..=r.depth {
+            if search_with(&Params::default(), fen, &depth(d)).score == Score::Mate(n) {
+                first = d;
+                break;
+            }
+        }
+        assert_eq!(r.depth, first, "{fen}");
+    }
+    // A longer mate than asked for does not stop the search.
+    let (fen, n) = MATES[4];
+    let limits = Limits {
+        mate: Some(n - 1),
+        depth: Some(2 * n + 3),
+        ..Limits::default()
+    };
+    assert_eq!(
+        search_with(&Params::default(), fen, &limits).depth,
+        2 * n + 3
     );
-    assert!(r.best_move.is_some());
+}
+
+#[test]
+fn searchmoves_restrict_the_root() {
+    let fen = POSITIONS[0];
+    let pos = Position::from_fen(fen).unwrap();
+    let free = search_with(&Params::default(), fen, &depth(5));
+    let others: Vec<_> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|&m| Some(pos.move_to_uci(m)) != free.best_move)
+        .collect();
+    let allowed = vec![others[0], others[others.len() - 1]];
+    let limits = Limits {
+        depth: Some(5),
+        searchmoves: allowed.clone(),
+        ..Limits::default()
+    };
+    let r = search_with(&Params::default(), fen, &limits);
+    let best = pos.parse_uci(r.best_move.as_deref().unwrap()).unwrap();
+    assert!(allowed.contains(&best), "{r:?}");
+    assert!(r.pv[0] == r.best_move.clone().unwrap());
+    // Illegal moves are ignored; none legal means all moves.
+    let limits = Limits {
+        depth: Some(5),
+        searchmoves: vec!["e2e5".parse().unwrap()],
+        ..Limits::default()
+    };
+    let r = search_with(&Params::default(), fen, &limits);
+    assert_eq!(r.best_move, free.best_move);
+}
+
+#[test]
+fn repetition_in_the_game_history_is_a_draw() {
+    // Knights out and back: after f6g8 the start position is on the board
+    // for the second time, which the search scores as a draw.
+    let mut pos = Position::startpos();
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+        pos.play_uci(m).unwrap();
+    }
+    let only = |pos: &Position| Limits {
+        depth: Some(2),
+        searchmoves: vec![pos.parse_uci("f6g8").unwrap()],
+        ..Limits::default()
+    };
+    let mut s = Searcher::new(Params::default());
+    let stop = AtomicBool::new(false);
+    let r = s.search(&pos, &only(&pos), &stop, &mut |_| {});
+    assert_eq!(r.score, Score::Cp(0));
+    // The same board without the history is an ordinary position.
+    let fresh = Position::from_fen(&pos.to_fen()).unwrap();
+    s.new_game();
+    let r = s.search(&fresh, &only(&fresh), &stop, &mut |_| {});
+    assert_ne!(r.score, Score::Cp(0));
+}
+
+#[test]
+fn repetition_through_a_double_push_position_is_found() {
+    // White just played d2d4, so the board carries an en-passant square
+    // nobody can use. Black's king can only
+    // shuttle h8-g8 (the rest of black is locked in); black is a rook and a
+    // bishop up, so white shuttles too and the root position comes back
+    // four plies later, without the en-passant square: a draw. The search
+    // must match it to the root, which is only a repetition by its
+    // repetition key, not by its raw hash.
+    let fen = "rb5k/p1p3p1/P1P3P1/2Bp4/3P4/8/8/7K b - d3 0 1";
+    let r = search_with(&pure("alphabeta"), fen, &depth(5));
+    assert_eq!(r.score, Score::Cp(0), "{r:?}");
+    // Without the repetition black stays far ahead at this depth.
+    let r = search_with(&pure("alphabeta"), fen, &depth(3));
+    assert!(matches!(r.score, Score::Cp(cp) if cp > 100), "{r:?}");
+}
+
+#[test]
+fn fifty_move_rule_does_not_hide_a_mate_in_quiescence() {
+    // Qg7 mates on the 100th ply. Without the check extension the mated
+    // node is a quiescence node, which must see the mate before the draw.
+    let fen = "7k/5Q2/6K1/8/8/8/8/8 w - - 99 100";
+    let r = search_with(&with(&[("ext_check", "0")]), fen, &depth(1));
+    assert_eq!(r.score, Score::Mate(1), "{r:?}");
+    // A quiet move on the 100th ply is a draw all the same.
+    let fen = "7k/8/8/8/8/8/8/K4Q2 w - - 99 100";
+    let r = search_with(&with(&[("ext_check", "0")]), fen, &depth(1));
+    assert_eq!(r.score, Score::Cp(0), "{r:?}");
+}
+
+#[test]
+fn tt_switch_turns_the_table_off() {
+    let fen = POSITIONS[1];
+    let pos = Position::from_fen(fen).unwrap();
+    let stop = AtomicBool::new(false);
+    for on in [true, false] {
+        let p = with(&[("tt", if on { "true" } else { "false" })]);
+        let mut s = Searcher::new(p);
+        s.search(&pos, &depth(6), &stop, &mut |_| {});
+        assert_eq!(s.tt_entry(pos.board()).is_some(), on);
+    }
+    // Off is more than no cutoffs: move ordering and ETC lose the table too.
+    let off = search_with(&with(&[("tt", "false")]), fen, &depth(6)).nodes;
+    let no_cutoffs = search_with(&with(&[("tt_cutoffs", "false")]), fen, &depth(6)).nodes;
+    assert_ne!(off, no_cutoffs);
 }
 
 #[test]
@@ -372,30 +569,73 @@ fn info_lines_are_reported_per_iteration() {
     }
 }
 
-#[test]
-fn incremental_hash_matches_recompute() {
-    // The TT key is cozy-chess's incremental hash; check it against a hash
-    // recomputed from the FEN along pseudo-random games.
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    for fen in POSITIONS {
-        let mut b: Board = fen.parse().unwrap();
-        for _ in 0..80 {
-            let mut moves = Vec::new();
-            b.generate_moves(|pm| {
-                moves.extend(pm);
-                false
-            });
-            if moves.is_empty() {
-                break;
-            }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            b.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
-            let fresh: Board = b.to_string().parse().unwrap();
-            assert_eq!(b.hash(), fresh.hash(), "{b}");
+/// Every position within `plies` of `board`, with duplicates.
+fn tree(board: &Board, plies: u32, out: &mut Vec<Board>) {
+    out.push(board.clone());
+    if plies == 0 {
+        return;
+    }
+    board.generate_moves(|pm| {
+        for mv in pm {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            tree(&child, plies - 1, out);
+        }
+        false
+    });
+}
+
+/// Check every cached static eval near the root against a fresh evaluation
+/// under `p`; returns how many entries were checked.
+fn check_cached_evals(s: &Searcher, p: &Params, root: &Board) -> usize {
+    let mut boards = Vec::new();
+    tree(root, 2, &mut boards);
+    let mut checked = 0;
+    for b in &boards {
+        // In check there is no static eval; the entry holds a placeholder.
+        if !b.checkers().is_empty() {
+            continue;
+        }
+        if let Some(hit) = s.tt_entry(b) {
+            assert_eq!(hit.eval, evaluate(b, &p.eval), "{b}");
+            checked += 1;
         }
     }
+    checked
+}
+
+#[test]
+fn cached_static_evals_match_a_fresh_evaluation() {
+    // The TT's eval feeds stand pat and every eval-based pruning decision.
+    let stop = AtomicBool::new(false);
+    for fen in POSITIONS {
+        let pos = Position::from_fen(fen).unwrap();
+        let p = Params::default();
+        let mut s = Searcher::new(p.clone());
+        s.search(&pos, &depth(7), &stop, &mut |_| {});
+        let checked = check_cached_evals(&s, &p, pos.board());
+        assert!(checked > 20, "{fen}: only {checked} entries");
+        // New weights: entries cached under the old ones must not survive.
+        let mut q = p.clone();
+        q.set_int("material_knight_mg", p.eval.material_knight.0 as i64 + 40)
+            .unwrap();
+        q.set_int("tempo_mg", 0).unwrap();
+        s.set_params(q.clone());
+        s.search(&pos, &depth(3), &stop, &mut |_| {});
+        check_cached_evals(&s, &q, pos.board());
+    }
+}
+
+#[test]
+fn a_failed_hash_resize_keeps_the_table() {
+    let mut s = Searcher::new(Params::default());
+    s.set_hash_mb(2);
+    assert_eq!(s.hash_mb(), 2);
+    assert!(s.try_set_hash_mb(usize::MAX >> 4).is_err());
+    assert_eq!(s.hash_mb(), 2);
+    let pos = Position::startpos();
+    let r = s.search(&pos, &depth(4), &AtomicBool::new(false), &mut |_| {});
+    assert_eq!(r.depth, 4);
 }
 
 #[test]
