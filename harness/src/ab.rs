@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use thiserror::Error;
@@ -46,6 +46,9 @@ pub enum AbError {
     },
     #[error(transparent)]
     Match(#[from] MatchError),
+    /// A signal arrived before the match began.
+    #[error("interrupted before the match began")]
+    Interrupted,
 }
 
 /// One version under test.
@@ -475,9 +478,11 @@ pub fn prepare_pair(
 
 /// Runs `karsinta ab`: build and bench both sides, check they start, play
 /// the config's match (SPRT or fixed games) with dev as the first engine.
+/// `interrupt` is [`RunOptions::interrupt`]: raised before the match, the
+/// run does not start; during it, the summary ends `interrupted`.
 pub fn run_ab(
     req: &AbRequest,
-    stop: Option<Arc<AtomicBool>>,
+    interrupt: Option<Arc<AtomicBool>>,
     log: &mut dyn FnMut(&str),
 ) -> Result<AbOutcome, AbError> {
     let (config, dev, base) = prepare_pair(
@@ -502,12 +507,16 @@ pub fn run_ab(
         });
     }
     check_engines(&config, &["dev", "base"])?;
+    if interrupt.as_ref().is_some_and(|f| f.load(Ordering::SeqCst)) {
+        return Err(AbError::Interrupted);
+    }
     let opts = RunOptions {
         out_dir: out_dir.clone(),
         resume: false,
         quiet: req.quiet,
         factory: None,
-        stop,
+        stop: None,
+        interrupt,
     };
     let summary = run_match(&config, &opts)?;
     Ok(AbOutcome {
@@ -546,18 +555,18 @@ mod tests {
         };
         let tc: TimeControl = "8+0.08".parse().unwrap();
         let block = result_block(&tc, &opts(), &wdl, &penta, Some(&sprt));
-        let est = penta.estimate();
-        let expected = format!(
-            "Elo   | {:.2} +- {:.2} (95%)\n\
-             SPRT  | 8+0.08s Threads=1 Hash=16MB\n\
-             LLR   | 2.96 (-2.94, 2.94) [0.00, 5.00]\n\
-             Games | N: 9876 W: 2500 L: 2380 D: 4996\n\
-             Penta | [120, 1100, 2300, 1250, 168]\n",
-            est.elo, est.elo_error
-        );
+        // The pentanomial Elo 8.6560 +- 4.0759 of these counts (fishtest's
+        // formulas, the reference table in stats/tests.rs); the trinomial
+        // counts would give 4.22 +- 4.82 (trinomial formulas).
+        let expected = "Elo   | 8.66 +- 4.08 (95%)\n\
+                        SPRT  | 8+0.08s Threads=1 Hash=16MB\n\
+                        LLR   | 2.96 (-2.94, 2.94) [0.00, 5.00]\n\
+                        Games | N: 9876 W: 2500 L: 2380 D: 4996\n\
+                        Penta | [120, 1100, 2300, 1250, 168]\n";
         assert_eq!(block, expected);
-        // The Elo is the pentanomial one (positive here: more WW than LL).
-        assert!(est.elo > 0.0 && est.elo_error > 0.0);
+        // Without a finished pair the trinomial counts are used.
+        let block = result_block(&tc, &opts(), &wdl, &Pentanomial::default(), Some(&sprt));
+        assert!(block.starts_with("Elo   | 4.22 +- 4.82 (95%)\n"), "{block}");
     }
 
     #[test]

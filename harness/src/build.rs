@@ -2,16 +2,17 @@
 //! an engine's `bench` signature.
 //!
 //! Each commit gets its own folder `<cache>/<full-commit-hash>/` holding the
-//! source tree of that commit (by default extracted with `git archive`, which
-//! leaves the repository's git state untouched; `checkout: worktree` uses
-//! `git worktree add --detach` instead, for build scripts that need `.git`).
-//! The build command runs inside it with `CARGO_TARGET_DIR` pointing at the
-//! folder's own `target/`. Two marker files make the cache safe against
-//! interrupted runs: `.karsinta-checkout` is written once the tree is
-//! complete, `.karsinta-build.json` once the binary exists; a folder without
-//! the build marker is never reused as a finished build. A lock file
-//! `<cache>/<hash>.lock` (holding the owner's pid, removed when the owner is
-//! dead) keeps two harnesses from building the same commit at once.
+//! source tree of that commit: by default a detached git worktree (`git
+//! worktree add --detach`), so build scripts see a real checkout; `checkout:
+//! archive` extracts `git archive` instead, which leaves no trace in the
+//! repository. Builds are reused by commit hash either way. The build command
+//! runs inside the folder with `CARGO_TARGET_DIR` pointing at its own
+//! `target/`. Two marker files make the cache safe against interrupted runs:
+//! `.karsinta-checkout` is written once the tree is complete,
+//! `.karsinta-build.json` once the binary exists; a folder without the build
+//! marker is never reused as a finished build. An exclusive `flock` on
+//! `<cache>/<hash>.lock`, held for the whole checkout and build, keeps two
+//! harnesses from building the same commit at once.
 //!
 //! Relies on the `git` and `tar` programs and on `sh` for the build command.
 
@@ -100,10 +101,11 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Checkout {
-    /// `git archive | tar -x`: no trace in the repository.
-    #[default]
+    /// `git archive | tar -x`: a plain tree, no trace in the repository.
     Archive,
-    /// `git worktree add --detach`: a real checkout with `.git`.
+    /// `git worktree add --detach`: a real checkout with `.git` (build
+    /// scripts can ask git for the version), registered in the repository.
+    #[default]
     Worktree,
 }
 
@@ -127,7 +129,7 @@ pub struct RawBuild {
     /// `$XDG_CACHE_HOME/karsinta/builds` or `~/.cache/karsinta/builds`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_dir: Option<String>,
-    /// `archive` (default) or `worktree`.
+    /// `worktree` (default) or `archive`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkout: Option<Checkout>,
 }
@@ -154,7 +156,7 @@ impl Default for BuildSettings {
             bench_args: split_args(DEFAULT_BENCH_ARGS),
             bench_timeout: Duration::from_secs(DEFAULT_BENCH_TIMEOUT_S),
             cache_dir: None,
-            checkout: Checkout::Archive,
+            checkout: Checkout::Worktree,
         }
     }
 }
@@ -546,82 +548,81 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), BuildError> {
     std::fs::rename(&tmp, path).map_err(io_err(path))
 }
 
-/// An exclusive lock file holding the owner's pid; removed on drop.
+/// An exclusive `flock(2)` on `<cache>/<commit>.lock` (std's
+/// `File::try_lock`), held while one harness checks out and builds a commit.
+/// The kernel releases it when its holder exits, however it dies, so there is
+/// no stale lock to take over. The file is removed on release; a waiter that
+/// meanwhile locked the removed file sees that the path names another file
+/// (or none) and tries again, so two holders never coexist. The holder's pid
+/// is written into the file for the waiters' messages only.
 struct BuildLock {
     path: PathBuf,
+    /// Holds the lock; closing it releases it.
+    _file: std::fs::File,
 }
 
 impl BuildLock {
     fn acquire(path: &Path, wait: Duration) -> Result<BuildLock, BuildError> {
+        use std::io::Write;
         let start = Instant::now();
         loop {
-            match std::fs::OpenOptions::new()
+            let mut file = std::fs::OpenOptions::new()
+                .read(true)
                 .write(true)
-                .create_new(true)
+                .create(true)
+                .truncate(false)
                 .open(path)
-            {
-                Ok(mut f) => {
-                    use std::io::Write;
-                    let _ = write!(f, "{}", std::process::id());
+                .map_err(io_err(path))?;
+            match file.try_lock() {
+                Ok(()) => {
+                    if !names_file(path, &file) {
+                        continue; // locked a file its holder has just removed
+                    }
+                    let _ = file
+                        .set_len(0)
+                        .and_then(|()| write!(file, "{}", std::process::id()));
                     return Ok(BuildLock {
                         path: path.to_path_buf(),
+                        _file: file,
                     });
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let text = std::fs::read_to_string(path).unwrap_or_default();
-                    let pid: Option<u32> = text.trim().parse().ok();
-                    match pid {
-                        // A lock whose owner is gone (killed mid-build) is stale.
-                        Some(pid) if !process_alive(pid) => {
-                            let _ = std::fs::remove_file(path);
-                            continue;
-                        }
-                        // Unreadable: the owner may be between create and write.
-                        None if start.elapsed() > Duration::from_secs(5) => {
-                            let _ = std::fs::remove_file(path);
-                            continue;
-                        }
-                        _ => {}
-                    }
-                    if start.elapsed() > wait {
-                        return Err(BuildError::LockTimeout {
-                            lock: path.to_path_buf(),
-                            pid: pid.unwrap_or(0),
-                            waited_s: wait.as_secs(),
-                        });
-                    }
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                Err(e) => return Err(io_err(path)(e)),
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_err(path)(e)),
             }
+            if start.elapsed() > wait {
+                let pid = std::fs::read_to_string(path).unwrap_or_default();
+                return Err(BuildError::LockTimeout {
+                    lock: path.to_path_buf(),
+                    pid: pid.trim().parse().unwrap_or(0),
+                    waited_s: wait.as_secs(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(200));
         }
     }
 }
 
 impl Drop for BuildLock {
     fn drop(&mut self) {
+        // Removed while still locked: a waiter can then only lock a file that
+        // is no longer at `path`, which `names_file` catches.
         let _ = std::fs::remove_file(&self.path);
     }
 }
 
+/// Whether `path` still names the open `file` (same device and inode).
 #[cfg(unix)]
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
+fn names_file(path: &Path, file: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
-    // Signal 0 checks existence only; EPERM still means it exists.
-    #[allow(unsafe_code)]
-    // SAFETY: kill with signal 0 sends nothing and touches no memory.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 #[cfg(not(unix))]
-fn process_alive(_pid: u32) -> bool {
-    true
+fn names_file(path: &Path, _file: &std::fs::File) -> bool {
+    path.exists()
 }
 
 /// An engine's bench signature: total nodes (the number commit messages
@@ -820,15 +821,19 @@ mod tests {
     }
 
     #[test]
-    fn lock_is_exclusive_and_stale_locks_are_taken_over() {
+    fn lock_is_exclusive_and_left_over_files_are_no_locks() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("x.lock");
         let held = BuildLock::acquire(&path, Duration::from_secs(1)).unwrap();
         let e = BuildLock::acquire(&path, Duration::from_millis(300));
-        assert!(matches!(e, Err(BuildError::LockTimeout { .. })));
+        match e {
+            Err(BuildError::LockTimeout { pid, .. }) => assert_eq!(pid, std::process::id()),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("locked twice"),
+        }
         drop(held);
         assert!(!path.exists());
-        // A pid that cannot be alive (beyond pid_max) marks a stale lock.
+        // The file of a holder that was killed holds no lock any more.
         std::fs::write(&path, "4194999").unwrap();
         let l = BuildLock::acquire(&path, Duration::from_secs(1)).unwrap();
         assert_eq!(
@@ -836,5 +841,30 @@ mod tests {
             std::process::id().to_string()
         );
         drop(l);
+    }
+
+    #[test]
+    fn lock_holders_never_overlap() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("y.lock");
+        let inside = AtomicBool::new(false);
+        let entries = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..25 {
+                        let lock = BuildLock::acquire(&path, Duration::from_secs(60)).unwrap();
+                        assert!(!inside.swap(true, Ordering::SeqCst), "two holders at once");
+                        entries.fetch_add(1, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        inside.store(false, Ordering::SeqCst);
+                        drop(lock);
+                    }
+                });
+            }
+        });
+        assert_eq!(entries.load(Ordering::SeqCst), 100);
+        assert!(!path.exists());
     }
 }

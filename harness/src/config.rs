@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::engine::{PlayerKind, PlayerSpec};
+use crate::engine::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
 use crate::game::{Adjudication, DrawAdjudication, GameSettings, ResignAdjudication};
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::stats::{EloModel, SprtParams};
@@ -147,6 +147,14 @@ pub struct RawOpenings {
     /// Begin at this position of the order (to continue a suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<usize>,
+    /// Checksum of the file's bytes (`fnv1a64:` and 16 hex digits). The run
+    /// folder's config records it, so that a resumed run refuses a suite
+    /// that changed under it; in a user's config it pins the suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+    /// Number of openings the file holds (recorded and checked like `checksum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<usize>,
 }
 
 /// Adjudication as written; everything is off by default.
@@ -216,6 +224,10 @@ pub struct OpeningsConfig {
     pub plies: Option<usize>,
     pub order: OpeningOrder,
     pub start: usize,
+    /// Expected [`crate::openings::fingerprint`] of the file, if recorded.
+    pub checksum: Option<String>,
+    /// Expected number of openings, if recorded.
+    pub entries: Option<usize>,
 }
 
 /// A validated match configuration.
@@ -234,7 +246,8 @@ pub struct MatchConfig {
     /// `None` = every pair starts from the standard position.
     pub openings: Option<OpeningsConfig>,
     pub sprt: Option<SprtParams>,
-    /// The config with absolute paths, overrides and the chosen seed filled in.
+    /// The config with absolute paths, overrides, the chosen seed and every
+    /// default filled in, so that a run can be repeated or resumed exactly.
     pub resolved: RawConfig,
 }
 
@@ -263,6 +276,26 @@ fn absolute(base: &Path, p: &str) -> PathBuf {
     };
     // Canonical when it exists (cleaner paths in the resolved config).
     std::fs::canonicalize(&joined).unwrap_or(joined)
+}
+
+/// The parameters that differ from the embedded defaults, as YAML values.
+fn params_mapping(params: &karsinta_engine::Params) -> Option<serde_yaml::Mapping> {
+    use karsinta_engine::params::ParamKind;
+    let defaults = karsinta_engine::Params::default();
+    let mut map = serde_yaml::Mapping::new();
+    for (i, spec) in karsinta_engine::Params::specs().iter().enumerate() {
+        let v = params.get(i);
+        if v == defaults.get(i) {
+            continue;
+        }
+        let value = match spec.kind {
+            ParamKind::Int => serde_yaml::Value::Number(v.into()),
+            ParamKind::Bool => serde_yaml::Value::Bool(v != 0),
+            ParamKind::Choice(_) => serde_yaml::Value::String(spec.format_value(v)),
+        };
+        map.insert(serde_yaml::Value::String(spec.name.clone()), value);
+    }
+    (!map.is_empty()).then_some(map)
 }
 
 fn yaml_text(v: &serde_yaml::Value) -> Option<String> {
@@ -377,8 +410,10 @@ impl MatchConfig {
                 })?;
                 options.push((k.clone(), text));
             }
-            let init_timeout =
-                Duration::from_millis(e.init_timeout_ms.unwrap_or(DEFAULT_INIT_TIMEOUT_MS));
+            let init_timeout_ms = e.init_timeout_ms.unwrap_or(DEFAULT_INIT_TIMEOUT_MS);
+            e.init_timeout_ms = Some(init_timeout_ms);
+            e.kind = Some(kind);
+            let init_timeout = Duration::from_millis(init_timeout_ms);
             let dir = e.dir.as_deref().map(|d| absolute(&base, d));
             if let Some(d) = &dir {
                 e.dir = Some(d.display().to_string());
@@ -413,6 +448,28 @@ impl MatchConfig {
                             })?;
                         }
                     }
+                    // The options are checked by the player that will apply
+                    // them, so a typo is a config error, not a match of forfeits.
+                    for (k, v) in &options {
+                        let pair = [(k.clone(), v.clone())];
+                        if let Err(err) =
+                            InProcessPlayer::new(e.name.clone(), params.clone(), &pair)
+                        {
+                            let why = match err {
+                                EngineError::Start(m) => m,
+                                other => other.to_string(),
+                            };
+                            return Err(invalid(
+                                path,
+                                key(&format!("options.{k}")),
+                                format!("{why} (an in-process engine accepts Hash, Threads: 1 and its parameter names)"),
+                            ));
+                        }
+                    }
+                    // The effective parameters inline, so that a resumed run
+                    // does not depend on the parameter file staying the same.
+                    e.params = params_mapping(&params);
+                    e.params_file = None;
                     (PlayerKind::InProcess(Box::new(params)), PathBuf::new())
                 }
                 RawKind::Uci | RawKind::Xboard => {
@@ -476,6 +533,7 @@ impl MatchConfig {
             }
             (Some(t), _) => t,
         };
+        raw.tournament = Some(tournament);
 
         let tc: TimeControl =
             raw.time_control
@@ -492,6 +550,7 @@ impl MatchConfig {
             Some(c) => c,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
+        raw.concurrency = Some(concurrency);
 
         let seed = raw.seed.unwrap_or_else(|| {
             use std::time::{SystemTime, UNIX_EPOCH};
@@ -545,6 +604,7 @@ impl MatchConfig {
                 ),
             ));
         }
+        raw.games = Some(games);
 
         let openings = match &mut raw.openings {
             None => None,
@@ -567,13 +627,27 @@ impl MatchConfig {
                 if o.plies == Some(0) {
                     return Err(invalid(path, "openings.plies", "must be at least 1"));
                 }
+                if let Some(c) = &o.checksum {
+                    if !crate::openings::is_fingerprint(c) {
+                        return Err(invalid(
+                            path,
+                            "openings.checksum",
+                            format!("'{c}' is not fnv1a64: followed by 16 hex digits"),
+                        ));
+                    }
+                }
                 o.file = p.display().to_string();
+                o.format = o.format.or_else(|| OpeningFormat::from_path(&p));
+                o.order = Some(o.order.unwrap_or_default());
+                o.start = Some(o.start.unwrap_or(0));
                 Some(OpeningsConfig {
                     path: p,
                     format: o.format,
                     plies: o.plies,
                     order: o.order.unwrap_or_default(),
                     start: o.start.unwrap_or(0),
+                    checksum: o.checksum.clone(),
+                    entries: o.entries,
                 })
             }
         };
@@ -622,9 +696,12 @@ impl MatchConfig {
         if watchdog_ms == 0 {
             return Err(invalid(path, "watchdog_ms", "must be positive"));
         }
+        let time_margin_ms = raw.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS);
+        raw.watchdog_ms = Some(watchdog_ms);
+        raw.time_margin_ms = Some(time_margin_ms);
         let settings = GameSettings {
             tc,
-            margin: Duration::from_millis(raw.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS)),
+            margin: Duration::from_millis(time_margin_ms),
             watchdog: Duration::from_millis(watchdog_ms),
             adjudication: Adjudication {
                 draw: adj.draw,
@@ -791,6 +868,98 @@ time_control: nodes=500
             "{three}tournament: round_robin\nsprt: {{ elo0: 0, elo1: 5 }}\n"
         ));
         assert!(e.contains(": sprt:"), "{e}");
+    }
+
+    #[test]
+    fn inprocess_options_and_params_are_checked() {
+        let with = |engine: &str| GOOD.replace("    params: { null_move_r: 2 }", engine);
+        let e = err(&with("    options: { Threds: 1 }"));
+        assert!(
+            e.contains("engines[1].options.Threds") && e.contains("Threds"),
+            "{e}"
+        );
+        let e = err(&with("    options: { Threads: 2 }"));
+        assert!(e.contains("engines[1].options.Threads"), "{e}");
+        let e = err(&with("    options: { Hash: lots }"));
+        assert!(e.contains("engines[1].options.Hash"), "{e}");
+        // Parameter names are options too, range-checked like `params:`.
+        let e = err(&with("    options: { null_move_r: 99 }"));
+        assert!(
+            e.contains("engines[1].options.null_move_r") && e.contains("1..=6"),
+            "{e}"
+        );
+        let e = err(&with("    params: { null_move_rr: 2 }"));
+        assert!(
+            e.contains("engines[1].params.null_move_rr") && e.contains("unknown"),
+            "{e}"
+        );
+        let e = err(&with("    params: { null_move_r: 0 }"));
+        assert!(
+            e.contains("engines[1].params.null_move_r") && e.contains("1..=6"),
+            "{e}"
+        );
+        let c = load(&with(
+            "    options: { Threads: 1, hash: 8, null_move_r: 2 }",
+        ))
+        .unwrap();
+        assert_eq!(c.engines[1].options.len(), 3);
+    }
+
+    #[test]
+    fn resolved_config_holds_every_effective_value() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.yaml"), "null_move_r: 4\n").unwrap();
+        std::fs::write(dir.path().join("o.epd"), "8/8/8/8/8/8/8/K6k w - - 0 1\n").unwrap();
+        let text = GOOD
+            .replace("    params: { null_move_r: 2 }", "    params_file: p.yaml")
+            .replace("concurrency: 2\n", "")
+            + "openings: { file: o.epd }\n";
+        let path = dir.path().join("c.yaml");
+        let c = MatchConfig::from_yaml(&text, &path, &Overrides::default()).unwrap();
+        let r = &c.resolved;
+        assert_eq!(r.tournament, Some(TournamentKind::Match));
+        assert_eq!(r.games, Some(10));
+        assert_eq!(r.concurrency, Some(c.concurrency));
+        assert_eq!(r.time_margin_ms, Some(DEFAULT_TIME_MARGIN_MS));
+        assert_eq!(r.watchdog_ms, Some(DEFAULT_WATCHDOG_MS));
+        for e in &r.engines {
+            assert_eq!(e.kind, Some(RawKind::Inprocess));
+            assert_eq!(e.init_timeout_ms, Some(DEFAULT_INIT_TIMEOUT_MS));
+        }
+        // The parameter file's values are inlined: the run no longer needs it.
+        assert_eq!(r.engines[1].params_file, None);
+        std::fs::remove_file(dir.path().join("p.yaml")).unwrap();
+        let o = r.openings.as_ref().unwrap();
+        assert_eq!(o.format, Some(OpeningFormat::Epd));
+        assert_eq!(
+            (o.order, o.start),
+            (Some(OpeningOrder::Sequential), Some(0))
+        );
+        // Reloaded elsewhere (as --resume does), it is the same config.
+        let again = MatchConfig::from_yaml(
+            &c.resolved_yaml(),
+            &dir.path().join("run/config.yaml"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(again.engines, c.engines);
+        match &again.engines[1].kind {
+            PlayerKind::InProcess(p) => assert_eq!(p.search.null_move_r, 4),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(again.settings, c.settings);
+        assert_eq!(
+            (again.games, again.concurrency, again.seed),
+            (c.games, c.concurrency, c.seed)
+        );
+        assert_eq!(again.openings, c.openings);
+        assert_eq!(again.resolved, c.resolved);
+        // A malformed recorded checksum is a config error.
+        let e = err(&format!(
+            "{GOOD}openings: {{ file: {}, checksum: md5:1 }}\n",
+            dir.path().join("o.epd").display()
+        ));
+        assert!(e.contains("openings.checksum"), "{e}");
     }
 
     #[test]

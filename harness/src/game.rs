@@ -542,6 +542,11 @@ pub fn play_game(
             }
         };
     let mut players: [&mut dyn Player; 2] = [white, black];
+    // Checked before `new_game` too: after an interrupt no engine may be
+    // (re)started for a game that will not be counted.
+    if abort.load(Ordering::Relaxed) {
+        return Err(GameError::Aborted);
+    }
     for (i, c) in [Color::White, Color::Black].into_iter().enumerate() {
         if let Err(e) = players[i].new_game() {
             // Not ready for the game (slow `isready`): a stalled engine, not
@@ -613,8 +618,10 @@ pub fn play_game(
         let fullmove = board.pos.fullmoves().get();
         board.play(mv, false, reply.score, reply.depth, reply.elapsed);
         engine_plies += 1;
-        if board.pos.is_checkmate() {
-            continue; // the rules decide; a mating move is never adjudicated away
+        // The rules come first: a move that mates, stalemates or completes a
+        // draw by rule is never adjudicated into another result or reason.
+        if let Some(end) = board.rules_outcome() {
+            break end;
         }
         if let Some(end) = adj.update(&settings.adjudication, side, fullmove, reply.score) {
             break end;
@@ -879,6 +886,56 @@ pub(crate) mod tests {
         let g = play(&mut w, &mut b, None, &s);
         assert_eq!(g.termination, Termination::MaxMoves);
         assert_eq!(g.moves.len(), 8);
+    }
+
+    #[test]
+    fn rules_decide_before_adjudication() {
+        // Black's king move makes 99 plies without capture or pawn move; White's
+        // reply makes 100. Both sides' scores would adjudicate on that ply.
+        let fen = "7k/8/8/8/8/8/R7/K7 b - - 98 80";
+        let game = |s: &GameSettings| {
+            let mut w = Scripted::new("w").moves(&["a2b2"]);
+            let mut b = Scripted::new("b").moves(&["h8g8"]);
+            w.score = Some(EngineScore::Cp(600));
+            b.score = Some(EngineScore::Cp(-600));
+            play(&mut w, &mut b, Some(fen), s)
+        };
+        let mut s = settings("nodes=1");
+        s.adjudication.resign = Some(ResignAdjudication {
+            score_cp: 500,
+            move_count: 1,
+        });
+        let g = game(&s);
+        assert_eq!(
+            (g.result, g.termination),
+            (GameResult::Draw, Termination::FiftyMoves),
+            "{}",
+            g.reason
+        );
+        let mut s = settings("nodes=1");
+        s.adjudication.draw = Some(DrawAdjudication {
+            move_number: 1,
+            score_cp: 1000,
+            move_count: 1,
+        });
+        let g = game(&s);
+        assert_eq!(g.termination, Termination::FiftyMoves, "{}", g.reason);
+        // Without the rule the same scores do adjudicate (the test is live).
+        let fen = "7k/8/8/8/8/8/R7/K7 b - - 0 80";
+        let mut w = Scripted::new("w").moves(&["a2b2"]);
+        let mut b = Scripted::new("b").moves(&["h8g8"]);
+        w.score = Some(EngineScore::Cp(600));
+        b.score = Some(EngineScore::Cp(-600));
+        let mut s = settings("nodes=1");
+        s.adjudication.resign = Some(ResignAdjudication {
+            score_cp: 500,
+            move_count: 1,
+        });
+        let g = play(&mut w, &mut b, Some(fen), &s);
+        assert_eq!(
+            (g.result, g.termination),
+            (GameResult::WhiteWins, Termination::AdjudicationResign)
+        );
     }
 
     #[test]

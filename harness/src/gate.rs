@@ -126,6 +126,8 @@ pub struct GateRequest {
     /// Default: [`ab::default_out_dir`].
     pub out_dir: Option<PathBuf>,
     pub quiet: bool,
+    /// [`RunOptions::interrupt`]; an interrupted gate has no verdict.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// A finished gate.
@@ -192,6 +194,13 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
     )?;
     let config = with_default_sprt(&config)?;
     ab::check_engines(&config, &["candidate", "baseline"])?;
+    if req
+        .interrupt
+        .as_ref()
+        .is_some_and(|f| f.load(Ordering::SeqCst))
+    {
+        return Err(AbError::Interrupted);
+    }
     let out_dir = req
         .out_dir
         .clone()
@@ -215,6 +224,7 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
         quiet: req.quiet,
         factory: None,
         stop: Some(stop),
+        interrupt: req.interrupt.clone(),
     };
     let result = run_match(&config, &opts);
     drop(done_tx);

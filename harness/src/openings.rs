@@ -314,6 +314,24 @@ pub fn order_openings(n: usize, order: OpeningOrder, seed: u64, start: usize) ->
     indices
 }
 
+/// Checksum of an opening file's bytes: 64-bit FNV-1a, written
+/// `fnv1a64:<16 hex digits>`. Not cryptographic; it only has to notice a
+/// suite that was edited or replaced while a run was paused.
+pub fn fingerprint(data: &[u8]) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let hash = data
+        .iter()
+        .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME));
+    format!("fnv1a64:{hash:016x}")
+}
+
+/// Whether `s` has the form [`fingerprint`] writes.
+pub fn is_fingerprint(s: &str) -> bool {
+    s.strip_prefix("fnv1a64:")
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Parse a FEN with shakmaty as a standard-chess position.
 pub(crate) fn parse_position(fen: &str) -> Result<Chess, String> {
     let parsed: Fen = fen
@@ -687,6 +705,18 @@ mod tests {
             skip_bad: false,
         };
         parse_openings(text.as_bytes(), Path::new("test"), format, &options).map(|l| l.openings)
+    }
+
+    #[test]
+    fn fingerprint_is_fnv1a_64() {
+        // The published FNV-1a 64-bit test vectors.
+        assert_eq!(fingerprint(b""), "fnv1a64:cbf29ce484222325");
+        assert_eq!(fingerprint(b"a"), "fnv1a64:af63dc4c8601ec8c");
+        assert_eq!(fingerprint(b"foobar"), "fnv1a64:85944171f73967e8");
+        assert!(is_fingerprint(&fingerprint(b"x")));
+        assert!(!is_fingerprint("fnv1a64:85944171f73967e"));
+        assert!(!is_fingerprint("sha1:85944171f73967e8"));
+        assert!(!is_fingerprint("fnv1a64:85944171f73967eg"));
     }
 
     #[test]

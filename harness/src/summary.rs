@@ -80,7 +80,9 @@ pub struct SprtSummary {
     pub llr: f64,
     pub lower: f64,
     pub upper: f64,
-    /// `H0`, `H1`, `continue`, or `inconclusive` (game cap reached first).
+    /// `H0`, `H1`, `continue` (still running), `inconclusive` (the game
+    /// cap or the caller's budget ran out first) or `interrupted` (stopped
+    /// by a signal; `--resume` continues the test).
     pub decision: String,
     /// Pairs the LLR was computed from.
     pub pairs: u64,
@@ -144,16 +146,19 @@ impl Tally {
         t
     }
 
-    /// SPRT figures, if configured. `finished` marks a run that ended
-    /// without crossing a bound (inconclusive).
-    pub fn sprt(&self, finished: bool) -> Option<SprtSummary> {
+    /// SPRT figures, if configured, for a run in `status` (see
+    /// [`Summary::status`]): undecided, a running test continues, an
+    /// interrupted one is `interrupted`, any other is `inconclusive`.
+    pub fn sprt(&self, status: &str) -> Option<SprtSummary> {
         let s = self.sprt.as_ref()?;
         let r = s.test_penta(&self.per_pairing[0].penta);
-        let decision = match self.decision {
-            Some(d) => d.as_str().to_string(),
-            None if finished => "inconclusive".to_string(),
-            None => "continue".to_string(),
-        };
+        let decision = match (self.decision, status) {
+            (Some(d), _) => d.as_str(),
+            (None, "running") => "continue",
+            (None, "interrupted") => "interrupted",
+            (None, _) => "inconclusive",
+        }
+        .to_string();
         Some(SprtSummary {
             elo0: s.elo0,
             elo1: s.elo1,
@@ -198,7 +203,9 @@ pub struct Rating {
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub name: String,
-    /// `running`, `finished` (all games played) or `stopped` (SPRT decided).
+    /// `running`, `finished` (all games played), `stopped` (SPRT decided),
+    /// `interrupted` (Ctrl-C or SIGTERM; `--resume` continues) or `halted`
+    /// (the caller's budget, e.g. `gate.max_minutes`, ran out).
     pub status: String,
     /// Whose view the W/D/L, Elo, LOS and SPRT figures take.
     pub point_of_view: String,
@@ -206,9 +213,16 @@ pub struct Summary {
     pub tournament: TournamentKind,
     pub time_control: String,
     pub seed: u64,
-    /// Games counted (every game in `games.pgn` and in the ledger).
+    /// Games counted over all pairings (every game in `games.pgn` and in
+    /// the ledger). With more than two engines this is more than the first
+    /// engine played: see `first_engine_games`.
     pub games: u64,
+    /// Game pairs counted over all pairings.
     pub pairs: u64,
+    /// Games of the first engine: what `wins`, `draws`, `losses`,
+    /// `pentanomial` and the Elo figures count (equal to `games` in a match
+    /// between two engines).
+    pub first_engine_games: u64,
     /// Games per pairing planned (with SPRT: the cap).
     pub max_games: u64,
     pub wins: u64,
@@ -322,7 +336,8 @@ impl Summary {
                 names[0], names[1], names[0]
             ),
             _ => format!(
-                "top-level figures: {} (first engine) over all its games; each pairing: its first engine",
+                "wins, draws, losses, pentanomial, Elo, LOS: {} (first engine) over its \
+                 first_engine_games games; games and pairs: all pairings; each pairing: its first engine",
                 names[0]
             ),
         };
@@ -336,6 +351,7 @@ impl Summary {
             seed: cfg.seed,
             games: tally.games(),
             pairs: tally.pairs,
+            first_engine_games: first.wdl.games(),
             max_games: cfg.games,
             wins: first.wdl.wins,
             draws: first.wdl.draws,
@@ -353,7 +369,7 @@ impl Summary {
             // the pentanomial bound, which counts WL pairs as draws.
             draw_ratio: first.wdl.draw_ratio(),
             terminations,
-            sprt: tally.sprt(status != "running"),
+            sprt: tally.sprt(status),
             pairings,
             ratings: ratings(&names, tally),
         }
@@ -423,12 +439,19 @@ impl Summary {
         let _ = writeln!(
             s,
             "Games | N: {} W: {} L: {} D: {}  draw ratio {:.1}%",
-            self.games,
+            self.first_engine_games,
             self.wins,
             self.losses,
             self.draws,
             self.draw_ratio * 100.0
         );
+        if self.first_engine_games != self.games {
+            let _ = writeln!(
+                s,
+                "      | counts above: {}'s games only; {} games in all pairings",
+                self.engines[0], self.games
+            );
+        }
         let p = self.pentanomial;
         let _ = writeln!(
             s,
@@ -540,11 +563,23 @@ mod tests {
         let (i, d) = decided_at.expect("decides");
         assert_eq!(d, SprtDecision::H1);
         assert!(i < 500, "{i}");
-        assert_eq!(t.sprt(false).unwrap().decision, "H1");
+        assert_eq!(t.sprt("stopped").unwrap().decision, "H1");
         // Counting stops at the decision.
         let pairs = t.pairs;
         t.add(&pair(0, 0, 1, [BlackWins, WhiteWins]));
         assert_eq!(t.pairs, pairs);
+    }
+
+    #[test]
+    fn undecided_sprt_reads_by_status() {
+        let sprt = SprtParams::new(0.0, 5.0, 0.05, 0.05, crate::stats::EloModel::Normalized);
+        let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt.unwrap()));
+        t.add(&pair(0, 0, 1, [GameResult::Draw, GameResult::Draw]));
+        let decision = |status| t.sprt(status).unwrap().decision;
+        assert_eq!(decision("running"), "continue");
+        assert_eq!(decision("interrupted"), "interrupted");
+        assert_eq!(decision("finished"), "inconclusive");
+        assert_eq!(decision("halted"), "inconclusive");
     }
 
     #[test]

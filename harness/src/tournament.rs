@@ -1,7 +1,9 @@
 //! Running a match or tournament: the schedule of game pairs, the worker
 //! threads that play them, and the main thread that records each finished
 //! pair (PGN, then ledger, then counts, summary and progress) and stops an
-//! SPRT once a bound is crossed.
+//! SPRT once a bound is crossed. The main thread alone decides what is
+//! counted: after a stop or an interrupt it drops whatever still arrives,
+//! so `games.pgn`, the ledger and `summary.json` always agree.
 //!
 //! Pair `p` belongs to pairing `p % P` and round `p / P`; its opening is the
 //! round's entry of the opening order, which depends only on the seed. Each
@@ -16,15 +18,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use thiserror::Error;
 
-use crate::config::MatchConfig;
+use crate::config::{MatchConfig, OpeningsConfig};
 use crate::engine::{EngineError, Player, PlayerKind, PlayerSpec};
 use crate::game::{self, GameError, GameRecord, GameSettings};
 use crate::ledger::{GameEntry, Ledger, LedgerError, PairEntry};
-use crate::openings::{load_openings, order_openings, Opening, OpeningError};
+use crate::openings::{
+    fingerprint, order_openings, parse_openings, LoadOptions, Opening, OpeningError, OpeningFormat,
+};
 use crate::pgn::{self, MatchTags, UtcTime};
 use crate::stats::SprtDecision;
 use crate::summary::{pairings, Pairing, Summary, Tally};
@@ -46,8 +51,12 @@ pub struct RunOptions {
     /// `None`: [`crate::engine::start_player`].
     pub factory: Option<PlayerFactory>,
     /// Set it to stop the run after the games in progress are abandoned
-    /// (finished pairs stay recorded).
+    /// (finished pairs stay recorded); the summary's status is `halted`.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Set it (from a signal handler) to end the run as `interrupted`: pairs
+    /// that arrive after it are dropped even if they finished, because the
+    /// handler may already have killed the engines that played them.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// A run that could not go on (engine failures are results, not errors).
@@ -67,6 +76,15 @@ pub enum MatchError {
     BadOpening { id: usize, message: String },
     #[error("{0} already holds a run; use --resume to continue it or choose another --out")]
     Exists(PathBuf),
+    #[error(
+        "{path}: the opening suite is not the one this run was started with \
+         (recorded {expected}; the file now has {found}): restore that file or start a new run"
+    )]
+    OpeningsChanged {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> MatchError + '_ {
@@ -141,6 +159,42 @@ fn rewrite_pgn(path: &Path, pairs: &HashSet<u64>) -> Result<(), MatchError> {
     }
     std::fs::write(&tmp, out).map_err(io_err(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Read and parse the suite, check it against the checksum and entry count
+/// the config records (a resumed run's), and return it with its checksum.
+fn load_checked_openings(o: &OpeningsConfig) -> Result<(Vec<Opening>, String), MatchError> {
+    let data = std::fs::read(&o.path).map_err(io_err(&o.path))?;
+    let format = o
+        .format
+        .or_else(|| OpeningFormat::from_path(&o.path))
+        .ok_or_else(|| OpeningError::UnknownFormat {
+            path: o.path.clone(),
+        })?;
+    let options = LoadOptions {
+        format: Some(format),
+        plies: o.plies,
+        skip_bad: false,
+    };
+    let list = parse_openings(&data, &o.path, format, &options)?.openings;
+    let checksum = fingerprint(&data);
+    let changed = o.checksum.as_ref().is_some_and(|c| *c != checksum)
+        || o.entries.is_some_and(|n| n != list.len());
+    if changed {
+        let describe = |c: Option<&str>, n: Option<usize>| {
+            format!(
+                "{} with {} openings",
+                c.unwrap_or("no checksum"),
+                n.map_or_else(|| "?".to_string(), |n| n.to_string())
+            )
+        };
+        return Err(MatchError::OpeningsChanged {
+            path: o.path.clone(),
+            expected: describe(o.checksum.as_deref(), o.entries),
+            found: describe(Some(&checksum), Some(list.len())),
+        });
+    }
+    Ok((list, checksum))
 }
 
 type PairResult = Result<[GameRecord; 2], (usize, GameError)>;
@@ -261,13 +315,8 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let ledger_path = out.join("ledger.jsonl");
     let pgn_path = out.join("games.pgn");
     let summary_path = out.join("summary.json");
-    if !opts.resume {
-        if std::fs::metadata(&ledger_path).is_ok_and(|m| m.len() > 0) {
-            return Err(MatchError::Exists(out.clone()));
-        }
-        let p = out.join("config.yaml");
-        std::fs::write(&p, cfg.resolved_yaml()).map_err(io_err(&p))?;
-        std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
+    if !opts.resume && std::fs::metadata(&ledger_path).is_ok_and(|m| m.len() > 0) {
+        return Err(MatchError::Exists(out.clone()));
     }
 
     let specs: Vec<PlayerSpec> = cfg
@@ -282,8 +331,17 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         })
         .collect();
 
+    let mut resolved = cfg.clone();
     let (openings, with_openings) = match &cfg.openings {
-        Some(o) => (load_openings(&o.path, o.format, o.plies)?, true),
+        Some(o) => {
+            let (list, checksum) = load_checked_openings(o)?;
+            // Recorded in the run's config.yaml: `--resume` checks them.
+            if let Some(r) = resolved.resolved.openings.as_mut() {
+                r.checksum = Some(checksum);
+                r.entries = Some(list.len());
+            }
+            (list, true)
+        }
         None => (
             vec![Opening {
                 fen: None,
@@ -293,6 +351,11 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             false,
         ),
     };
+    if !opts.resume {
+        let p = out.join("config.yaml");
+        std::fs::write(&p, resolved.resolved_yaml()).map_err(io_err(&p))?;
+        std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
+    }
     for o in &openings {
         game::check_opening(o.fen.as_deref(), &o.moves).map_err(|e| MatchError::BadOpening {
             id: o.id,
@@ -353,7 +416,12 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let s = write_summary(&tally, "running")?;
     bar.set_message(s.progress_line());
 
-    let stop = opts.stop.clone().unwrap_or_default();
+    // Workers watch `abort`; the main thread raises it for the caller's
+    // stop, an interrupt, an SPRT decision or a failure.
+    let abort = AtomicBool::new(false);
+    let requested =
+        |flag: &Option<Arc<AtomicBool>>| flag.as_ref().is_some_and(|f| f.load(Ordering::SeqCst));
+    let interrupted = || requested(&opts.interrupt);
     let factory: PlayerFactory = opts
         .factory
         .clone()
@@ -373,7 +441,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         for i in 0..workers {
             let tx = tx.clone();
             let (specs, factory, schedule, queue, stop) =
-                (&specs, &factory, &schedule, &queue, &*stop);
+                (&specs, &factory, &schedule, &queue, &abort);
             let settings = &cfg.settings;
             std::thread::Builder::new()
                 .name(format!("karsinta-worker-{i}"))
@@ -388,8 +456,21 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             .create(true)
             .open(&pgn_path)
             .map_err(io_err(&pgn_path))?;
-        for (pair, result) in rx {
-            if tally.decision.is_some() || failure.is_some() {
+        loop {
+            // A short poll so that a stop or an interrupt reaches the workers
+            // even while no pair finishes.
+            let received = rx.recv_timeout(Duration::from_millis(50));
+            if interrupted() || requested(&opts.stop) {
+                abort.store(true, Ordering::SeqCst);
+            }
+            let (pair, result) = match received {
+                Ok(m) => m,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            // Checked before anything is written: a pair that arrives after
+            // an interrupt may hold games its killed engines "lost".
+            if abort.load(Ordering::SeqCst) || tally.decision.is_some() || failure.is_some() {
                 continue; // draining abandoned work after a stop
             }
             let games = match result {
@@ -399,12 +480,13 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
                         id,
                         message: e.to_string(),
                     });
-                    stop.store(true, Ordering::Relaxed);
+                    abort.store(true, Ordering::SeqCst);
                     continue;
                 }
             };
-            // PGN first, then the ledger: a pair is counted only once it is
-            // durable, and resume drops PGN games of uncounted pairs.
+            // PGN first (on disk), then the ledger: a pair is counted only
+            // once its games are durable, and resume drops PGN games of
+            // uncounted pairs.
             let mut text = String::new();
             for (i, g) in games.iter().enumerate() {
                 pgn::write_game(&mut text, g, &round_tag(pair, i), &tags);
@@ -412,6 +494,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             pgn_file
                 .write_all(text.as_bytes())
                 .and_then(|()| pgn_file.flush())
+                .and_then(|()| pgn_file.sync_data())
                 .map_err(io_err(&pgn_path))?;
             let (pairing, opening) = schedule.of(pair);
             let e = entry(
@@ -424,7 +507,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             ledger.append(&e)?;
             counted.insert(pair);
             if tally.add(&e).is_some() {
-                stop.store(true, Ordering::Relaxed);
+                abort.store(true, Ordering::SeqCst);
             }
             let s = write_summary(&tally, "running")?;
             bar.set_position(tally.games());
@@ -440,7 +523,8 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let status = match tally.decision {
         Some(SprtDecision::H0 | SprtDecision::H1) => "stopped",
         _ if counted.len() as u64 >= total_pairs => "finished",
-        _ => "interrupted",
+        _ if interrupted() => "interrupted",
+        _ => "halted",
     };
     let summary = write_summary(&tally, status)?;
     bar.finish_and_clear();

@@ -10,6 +10,9 @@ use karsinta_harness::build::{self, BuildCache, BuildError, BuildSettings, Check
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::gate::InconclusivePolicy;
 
+mod common;
+use common::skip;
+
 const KARSINTA: &str = env!("CARGO_BIN_EXE_karsinta");
 const FAKE: &str = env!("CARGO_BIN_EXE_karsinta-fake-engine");
 
@@ -85,8 +88,7 @@ fn builds_logged(cache: &Path) -> usize {
 #[test]
 fn builds_are_cached_by_commit_and_unfinished_ones_redone() {
     if !have_git() {
-        eprintln!("skipped: no git");
-        return;
+        return skip("no git");
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -161,8 +163,7 @@ fn builds_are_cached_by_commit_and_unfinished_ones_redone() {
 #[test]
 fn failed_builds_and_bad_revisions_are_errors() {
     if !have_git() {
-        eprintln!("skipped: no git");
-        return;
+        return skip("no git");
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -211,8 +212,7 @@ fn failed_builds_and_bad_revisions_are_errors() {
 #[test]
 fn worktree_checkout_builds_too() {
     if !have_git() {
-        eprintln!("skipped: no git");
-        return;
+        return skip("no git");
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -257,6 +257,13 @@ fn shipped_ab_and_gate_configs_are_complete() {
         gate.resolved.gate.and_then(|g| g.inconclusive),
         Some(InconclusivePolicy::Pass)
     );
+    // Builds go into git worktrees, as the default is.
+    for name in ["ab.yaml", "gate.yaml"] {
+        let cfg = MatchConfig::load(&dir.join(name), &Overrides::default()).unwrap();
+        let s = BuildSettings::from_raw(&cfg.resolved.build.unwrap(), &dir).unwrap();
+        assert_eq!(s.checkout, Checkout::Worktree, "{name}");
+    }
+    assert_eq!(BuildSettings::default().checkout, Checkout::Worktree);
 }
 
 // ---------------------------------------------------------------------------
@@ -643,8 +650,7 @@ fn working_commit(repo: &Path, from: &str) -> Option<String> {
 #[ignore]
 fn ab_between_two_commits_of_this_repository() {
     if !have_git() {
-        eprintln!("skipped: no git");
-        return;
+        return skip("no git");
     }
     // KARSINTA_AB_REPO points the test at another checkout of this project.
     let default_repo = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -654,16 +660,13 @@ fn ab_between_two_commits_of_this_repository() {
     let repo = std::env::var_os("KARSINTA_AB_REPO").map_or(default_repo, PathBuf::from);
     let repo = repo.as_path();
     if !repo.join(".git").exists() {
-        eprintln!("skipped: {} is not a git checkout", repo.display());
-        return;
+        return skip(&format!("{} is not a git checkout", repo.display()));
     }
     let Some(dev) = working_commit(repo, "HEAD") else {
-        eprintln!("skipped: HEAD has no working engine");
-        return;
+        return skip("HEAD has no working engine");
     };
     let Some(base) = working_commit(repo, &format!("{dev}~1")) else {
-        eprintln!("skipped: fewer than two commits with a working engine");
-        return;
+        return skip("fewer than two commits with a working engine");
     };
     let tmp = tempfile::tempdir().unwrap();
     let run = || {

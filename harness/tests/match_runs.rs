@@ -297,8 +297,7 @@ fn games_replay_in_python_chess() {
         .args(["-c", "import chess.pgn"])
         .status();
     if !ok.is_ok_and(|s| s.success()) {
-        eprintln!("python3 with chess not installed: skipped");
-        return;
+        return skip("python3 with the chess package is not installed");
     }
     let dir = tempfile::tempdir().unwrap();
     let cfg = fake_config(dir.path(), &["--seed", "9"], "");
@@ -375,33 +374,49 @@ fn round_robin_tables_and_ratings() {
         .ratings
         .iter()
         .all(|r| r.name == "third" || r.elo > third.elo));
-    // The first engine's figures cover its two pairings.
+    // The first engine's figures cover its two pairings, and say so.
     assert_eq!(s.wins + s.draws + s.losses, 8);
-    assert!(s.text_block().contains("Ratings"));
+    assert_eq!(s.first_engine_games, 8);
+    let block = s.text_block();
+    assert!(block.contains("Ratings"));
+    assert!(block.contains("Games | N: 8 "), "{block}");
+    assert!(block.contains("12 games in all pairings"), "{block}");
+    let j = summary_json(&out);
+    assert_eq!(
+        (j["games"].as_u64(), j["first_engine_games"].as_u64()),
+        (Some(12), Some(8))
+    );
     assert_eq!(
         replay_pgn(&std::fs::read_to_string(out.join("games.pgn")).unwrap()).len(),
         12
     );
 }
 
-/// Ctrl-C (SIGINT) stops the run, kills every engine and keeps the ledger.
+/// Ctrl-C (SIGINT, sent with `kill(2)` to the `karsinta` process) stops the
+/// run: every engine dies, the process exits 130, and the ledger,
+/// `games.pgn` and `summary.json` hold exactly the same pairs, with the
+/// status and the SPRT marked `interrupted`.
+#[cfg(unix)]
 #[test]
-fn sigint_kills_engines_and_keeps_ledger() {
+fn sigint_kills_engines_and_leaves_an_exact_record() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fake_config(dir.path(), &["--seed", "2", "--slow-bestmove", "5"], "");
+    let cfg = fake_config(
+        dir.path(),
+        &["--seed", "2", "--slow-bestmove", "5"],
+        "sprt: { elo0: 0, elo1: 5, max_games: 200 }\n",
+    );
     let out = dir.path().join("run");
     let mut child = Command::new(KARSINTA)
         .args([
             "match",
             cfg.to_str().unwrap(),
-            "--games",
-            "200",
             "-j",
             "2",
             "--quiet",
             "--out",
         ])
         .arg(&out)
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -421,14 +436,13 @@ fn sigint_kills_engines_and_keeps_ledger() {
         }
     }
     assert!(!pids.is_empty());
-    let st = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    #[allow(unsafe_code)]
+    // SAFETY: sends a signal to our own child process; no memory is touched.
+    let r = unsafe { libc::kill(pid, libc::SIGINT) };
+    assert_eq!(r, 0);
     let code = child.wait().unwrap();
     assert_eq!(code.code(), Some(130));
-    std::thread::sleep(Duration::from_millis(200));
     for pid in &pids {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         // Gone, or a zombie waiting for its (dead) parent's reaper.
@@ -445,5 +459,74 @@ fn sigint_kills_engines_and_keeps_ledger() {
         );
     }
     let (_, ledger) = Ledger::open(&out.join("ledger.jsonl")).unwrap();
-    assert!(ledger.len() >= 2);
+    let n = ledger.len() as u64;
+    assert!((2..100).contains(&n), "{n}");
+    let j = summary_json(&out);
+    assert_eq!(j["status"], "interrupted");
+    assert_eq!(j["sprt"]["decision"], "interrupted");
+    assert_eq!(j["pairs"], n);
+    assert_eq!(j["games"], 2 * n);
+    assert_eq!(j["sprt"]["pairs"], n);
+    let penta: u64 = j["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(penta, n);
+    // The PGN holds exactly the ledger's pairs, both games of each.
+    let text = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(replay_pgn(&text).len() as u64, 2 * n);
+    let mut rounds: Vec<String> = karsinta_harness::pgn::split_games(&text)
+        .into_iter()
+        .map(|g| {
+            karsinta_harness::pgn::tag_value(g, "Round")
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    rounds.sort();
+    let mut expected: Vec<String> = ledger
+        .iter()
+        .flat_map(|e| [format!("{}.1", e.pair + 1), format!("{}.2", e.pair + 1)])
+        .collect();
+    expected.sort();
+    assert_eq!(rounds, expected);
+}
+
+/// The run folder records the opening suite's checksum and size; a resume
+/// refuses a suite that changed since.
+#[test]
+fn resume_refuses_a_changed_opening_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "3"], "");
+    let out = dir.path().join("run");
+    run(&cfg, &out, &Overrides::default());
+    let recorded = std::fs::read_to_string(out.join("config.yaml")).unwrap();
+    let checksum = karsinta_harness::openings::fingerprint(EPD.as_bytes());
+    assert!(recorded.contains(&checksum), "{recorded}");
+    assert!(recorded.contains("entries: 4"), "{recorded}");
+    let resume = || {
+        let cfg = MatchConfig::load(&out.join("config.yaml"), &Overrides::default()).unwrap();
+        let opts = RunOptions {
+            out_dir: out.clone(),
+            resume: true,
+            quiet: true,
+            ..RunOptions::default()
+        };
+        run_match(&cfg, &opts)
+    };
+    assert_eq!(resume().unwrap().games, 4, "an unchanged suite resumes");
+    // One more position: the order of openings would change under the run.
+    let open = dir.path().join("open.epd");
+    std::fs::write(&open, format!("{EPD}8/8/8/4k3/8/8/8/4K2R w K - 0 1\n")).unwrap();
+    let e = resume().unwrap_err().to_string();
+    assert!(
+        e.contains("open.epd") && e.contains(&checksum) && e.contains("4 openings"),
+        "{e}"
+    );
+    // Same size, other content.
+    std::fs::write(&open, EPD.replace("KQkq - 0 2", "KQkq - 0 3")).unwrap();
+    let e = resume().unwrap_err().to_string();
+    assert!(e.contains("start a new run"), "{e}");
 }

@@ -205,6 +205,33 @@ fn bad_input_is_one_line_and_exit_code_2() {
             &["stats", "--wdl", "1,2,3", "--model", "bayes"],
             "unknown Elo model",
         ),
+        // SPRT settings without bounds would be silently ignored.
+        (&["stats", "--wdl", "1,2,3", "--alpha", "0.1"], "--elo0"),
+        (
+            &[
+                "stats",
+                "--ptnml",
+                "1,2,3,4,5",
+                "--beta",
+                "0.1",
+                "--model",
+                "logistic",
+            ],
+            "--beta, --model only apply",
+        ),
+        // Counts whose total overflows are refused, not wrapped around.
+        (
+            &["stats", "--ptnml", "9223372036854775807,1,1,1,1"],
+            "add up to more than",
+        ),
+        (
+            &["stats", "--ptnml", "18446744073709551615,1,0,0,0"],
+            "add up to more than",
+        ),
+        (
+            &["stats", "--wdl", "18446744073709551615,1,0"],
+            "add up to more than",
+        ),
         (
             &[
                 "stats",

@@ -7,10 +7,43 @@ An independent transcription of the formulas fishtest publishes
 LLR_normalized, the nElo delta method of its test pages, static/js/sprt.js),
 evaluated with scipy. Needs numpy + scipy; run: python3 stats_reference.py
 It prints the `CASES` table of tests.rs and the calculator rows.
+
+Without scipy it falls back to plain-Python root finding and normal
+functions (agreeing with scipy to ~1e-12); `python3 stats_reference.py
+published` needs no scipy and prints the published-example LLRs and the gap
+between fishtest's 10-round cap and a converged t-value MLE.
 """
 import math
-from scipy.optimize import brentq
-from scipy.stats import norm
+import sys
+try:
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+except ImportError:  # plain-Python stand-ins, accurate to ~1e-13
+    def brentq(f, lo, hi):
+        flo = f(lo)
+        for _ in range(300):
+            mid = (lo + hi) / 2
+            fm = f(mid)
+            if fm == 0 or hi - lo < 1e-16 * max(1.0, abs(mid)):
+                return mid
+            if (fm > 0) == (flo > 0):
+                lo, flo = mid, fm
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    class norm:
+        @staticmethod
+        def cdf(x): return 0.5 * math.erfc(-x / math.sqrt(2))
+
+        @staticmethod
+        def ppf(p):
+            lo, hi = -40.0, 40.0
+            for _ in range(200):
+                mid = (lo + hi) / 2
+                if norm.cdf(mid) < p: lo = mid
+                else: hi = mid
+            return (lo + hi) / 2
 
 NT = 800 / math.log(10)
 
@@ -91,7 +124,39 @@ def expected(alpha, beta, e0, e1, model, elo_, dr, bias):
         P = (1 - ea) / (eb - ea); T = 2 / h * (B * P + A * (1 - P))
     return P, T / w2
 
-if __name__ == "__main__":
+# fastchess's tests/sprt_test.cpp: LLRs of real runs, published to two
+# decimals. (W, L, D) or pentanomial [LL, LD, DD+WL, DW, WW]; model, bounds.
+PUBLISHED = [
+    ([36027, 68692, 36433], 'normalized', 0, 2, 0.92),
+    ([10650, 20431, 10871], 'normalized', -1.75, 0.25, 2.30),
+    ([21184, 40708, 21404], 'logistic', 0.5, 2.5, -1.57),
+    ([57030, 106593, 57433], 'logistic', 0, 2, -2.59),
+    ([365, 16618, 36229, 16974, 390], 'normalized', 0, 2, 2.25),
+    ([127, 4883, 10712, 5150, 104], 'normalized', -1.75, 0.25, 3.01),
+    ([223, 9863, 21279, 10037, 246], 'logistic', 0.5, 2.5, -3.07),
+    ([871, 26175, 55983, 26678, 821], 'logistic', 0, 2, -4.98),
+]
+
+def published():
+    for r, m, e0, e1, shown in PUBLISHED:
+        capped, converged = llr(r, e0, e1, m), llr(r, e0, e1, m, max_iter=10000)
+        print(r, m, e0, e1, shown, repr(capped), repr(converged))
+    # Largest |LLR(10 rounds) - LLR(converged)| over extreme data and bounds.
+    worst = (0, None)
+    data = [[0, 0, 0, 0, 10], [10, 0, 0, 0, 0], [0, 0, 100, 0, 0], [1, 3, 5, 2, 1],
+            [0, 2, 10, 40, 48], [10789, 19328, 33806, 19402, 10543], [120, 10, 2], [2, 10, 120]]
+    for r in data:
+        for e0, e1 in [(-200, 200), (0, 200), (-200, 0), (-50, 50), (0, 50), (-5, 0), (0, 2)]:
+            d = abs(llr(r, e0, e1, 'normalized') - llr(r, e0, e1, 'normalized', 10000))
+            if d > worst[0]: worst = (d, (r, e0, e1))
+    print('largest cap gap', worst)
+    small = max(abs(llr(r, e0, e1, 'normalized') - llr(r, e0, e1, 'normalized', 10000))
+                for r in data for e0, e1 in [(-50, 50), (0, 50), (-5, 0), (0, 2), (-20, 0)])
+    print('largest cap gap for |nElo| <= 50', small)
+
+if __name__ == "__main__" and sys.argv[1:] == ["published"]:
+    published()
+elif __name__ == "__main__":
     P = [[10789,19328,33806,19402,10543],[39,2226,31451,2412,40],[1,3,5,2,1],[0,2,10,40,48],[0,5,20,5,0],[0,0,100,0,0],[120,1100,2300,1250,168],[0,0,0,0,10],[0,0,0,0,0]]
     T = [[65804,56553,65388],[2,10,120],[0,100,0],[1,4,3],[0,20,10],[120,10,2]]   # L,D,W
     B = [('logistic',0,5),('logistic',-3,1),('normalized',0,2),('normalized',-5,0),('normalized',0.764,3.439)]

@@ -11,7 +11,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
+use std::sync::atomic::Ordering;
+
 use karsinta_harness::ab::{run_ab, AbError, AbRequest, Prepared, Side};
 use karsinta_harness::config::Overrides;
 
@@ -128,19 +129,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         quiet: args.quiet,
         bench_only: args.bench_only,
     };
-    ctrlc::set_handler(|| {
-        karsinta_harness::engine::kill_all_children();
-        eprintln!("\ninterrupted");
-        std::process::exit(130);
-    })
-    .context("cannot install the Ctrl-C handler")?;
+    let interrupt = super::install_interrupt_handler()?;
     let quiet = args.quiet;
     let mut log = |line: &str| {
         if !quiet {
             eprintln!("{line}");
         }
     };
-    let outcome = run_ab(&req, None, &mut log).map_err(classify)?;
+    let outcome = match run_ab(&req, Some(interrupt.clone()), &mut log) {
+        Ok(o) => o,
+        // A signal during a build or bench makes those fail: say what happened.
+        Err(_) if interrupt.load(Ordering::SeqCst) => {
+            eprintln!("interrupted");
+            std::process::exit(i32::from(super::EXIT_INTERRUPTED));
+        }
+        Err(e) => return Err(classify(e)),
+    };
     print_side(&outcome.dev);
     print_side(&outcome.base);
     if let Some(s) = &outcome.summary {
@@ -158,6 +162,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         println!("Run   | {} ({})", outcome.out_dir.display(), s.status);
+        if s.status == "interrupted" {
+            std::process::exit(i32::from(super::EXIT_INTERRUPTED));
+        }
     }
     Ok(())
 }

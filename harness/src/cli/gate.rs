@@ -11,6 +11,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 
 use karsinta_harness::ab::Side;
 use karsinta_harness::config::Overrides;
@@ -122,17 +123,21 @@ pub fn run(args: Args) -> ExitCode {
         max_minutes: args.max_minutes,
         out_dir: args.out,
         quiet: args.quiet,
+        interrupt: None,
     };
-    if let Err(e) = ctrlc::set_handler(|| {
-        karsinta_harness::engine::kill_all_children();
-        eprintln!("\ninterrupted");
-        std::process::exit(130);
-    }) {
-        return setup_error(
-            &format!("cannot install the Ctrl-C handler: {e}"),
-            md.as_deref(),
-        );
-    }
+    let interrupt = match super::install_interrupt_handler() {
+        Ok(f) => f,
+        Err(e) => return setup_error(&format!("{e:#}"), md.as_deref()),
+    };
+    let req = GateRequest {
+        interrupt: Some(interrupt.clone()),
+        ..req
+    };
+    // A cancelled gate has no verdict: never let it pass as "inconclusive".
+    let interrupted = || {
+        eprintln!("gate: interrupted (exit {})", super::EXIT_INTERRUPTED);
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    };
     let quiet = args.quiet;
     let mut log = |line: &str| {
         if !quiet {
@@ -140,7 +145,9 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let report = match gate::run_gate(&req, &mut log) {
+        Ok(r) if r.summary.status == "interrupted" => return interrupted(),
         Ok(r) => r,
+        Err(_) if interrupt.load(Ordering::SeqCst) => return interrupted(),
         Err(e) => {
             let mut message = e.to_string();
             let mut src = std::error::Error::source(&e);

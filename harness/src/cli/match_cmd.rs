@@ -7,7 +7,8 @@
 //! ```
 //! The work is [`karsinta_harness::tournament::run_match`]; this file only
 //! maps flags onto [`Overrides`] and [`RunOptions`], installs the Ctrl-C
-//! handler and prints the result.
+//! handler and prints the result. An interrupted run exits with status 130
+//! after its summary is written.
 
 use std::path::PathBuf;
 
@@ -97,19 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
 
-    // Ctrl-C / SIGTERM: no engine may outlive us; the ledger already holds
-    // every finished pair.
-    let dir_for_handler = out_dir.clone();
-    ctrlc::set_handler(move || {
-        karsinta_harness::engine::kill_all_children();
-        eprintln!(
-            "\ninterrupted: finished game pairs are in the ledger; continue with: karsinta match --resume {}",
-            dir_for_handler.display()
-        );
-        std::process::exit(130);
-    })
-    .context("cannot install the Ctrl-C handler")?;
-
+    let interrupt = super::install_interrupt_handler()?;
     if !args.quiet {
         eprintln!("karsinta match: {} -> {}", cfg.name, out_dir.display());
     }
@@ -117,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out_dir: out_dir.clone(),
         resume,
         quiet: args.quiet,
+        interrupt: Some(interrupt),
         ..RunOptions::default()
     };
     let summary = run_match(&cfg, &opts).with_context(|| format!("match {}", cfg.name))?;
@@ -125,6 +115,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         print!("{}", summary.text_block());
         println!("Run   | {} ({})", out_dir.display(), summary.status);
+    }
+    if summary.status == "interrupted" {
+        eprintln!(
+            "interrupted after {} games; continue with: karsinta match --resume {}",
+            summary.games,
+            out_dir.display()
+        );
+        std::process::exit(i32::from(super::EXIT_INTERRUPTED));
     }
     Ok(())
 }

@@ -9,6 +9,8 @@ pub mod openings;
 pub mod stats;
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A mistake in the user's input (bad flag value, inconsistent options).
 /// `main` prints it as one line and exits with status 2, the same status clap
@@ -27,4 +29,28 @@ impl std::error::Error for UsageError {}
 /// Shorthand for returning a [`UsageError`] from a `run` function.
 pub fn usage<T>(message: impl Into<String>) -> anyhow::Result<T> {
     Err(UsageError(message.into()).into())
+}
+
+/// Exit status after Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Installs the Ctrl-C / SIGTERM handler of a command that plays games and
+/// returns the flag it raises. The first signal raises the flag and only then
+/// kills every engine (so the match loop, seeing the flag, drops the games
+/// those kills end), and the run finishes its record: ledger, `games.pgn` and
+/// `summary.json` agree and say `interrupted`. A second signal exits at once;
+/// no engine outlives the harness either way.
+pub fn install_interrupt_handler() -> anyhow::Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let raised = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if raised.swap(true, Ordering::SeqCst) {
+            karsinta_harness::engine::kill_all_children();
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+        karsinta_harness::engine::kill_all_children();
+        eprintln!("\ninterrupted: recording the finished game pairs (again to quit at once)");
+    })
+    .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    Ok(flag)
 }

@@ -22,7 +22,8 @@ use super::{usage, UsageError};
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<StatsCommand>,
-    /// Pentanomial counts of game pairs, first engine's view (DD includes WL pairs).
+    /// Pentanomial counts of game pairs, first engine's view (DD includes WL
+    /// pairs, so the draw ratio counts a DD+WL pair as two draws).
     #[arg(
         long,
         value_name = "LL,LD,DD,DW,WW",
@@ -40,7 +41,8 @@ pub struct Args {
     pub json: bool,
 }
 
-/// SPRT design flags; the SPRT is computed only when both bounds are given.
+/// SPRT design flags; the SPRT is computed only when both bounds are given
+/// (the others without bounds are a usage error, not silently ignored).
 #[derive(clap::Args, Debug)]
 pub struct SprtArgs {
     /// H0 bound (Elo in the chosen model).
@@ -49,15 +51,15 @@ pub struct SprtArgs {
     /// H1 bound (Elo in the chosen model).
     #[arg(long, allow_hyphen_values = true)]
     pub elo1: Option<f64>,
-    /// False positive rate (at elo0).
-    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
-    pub alpha: f64,
-    /// False negative rate (at elo1).
-    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
-    pub beta: f64,
-    /// How elo0/elo1 are expressed: normalized or logistic.
-    #[arg(long, default_value = "normalized", value_parser = EloModel::from_str)]
-    pub model: EloModel,
+    /// False positive rate (at elo0) [default: 0.05].
+    #[arg(long, allow_hyphen_values = true)]
+    pub alpha: Option<f64>,
+    /// False negative rate (at elo1) [default: 0.05].
+    #[arg(long, allow_hyphen_values = true)]
+    pub beta: Option<f64>,
+    /// How elo0/elo1 are expressed: normalized or logistic [default: normalized].
+    #[arg(long, value_parser = EloModel::from_str)]
+    pub model: Option<EloModel>,
 }
 
 /// Subcommands of `karsinta stats`.
@@ -117,6 +119,9 @@ struct SprtReport {
     decision: karsinta_harness::stats::SprtDecision,
 }
 
+/// Error rates when `--alpha` / `--beta` are not given (fishtest's).
+const DEFAULT_ERROR_RATE: f64 = 0.05;
+
 /// Runs `karsinta stats`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(StatsCommand::Expected(e)) = args.command {
@@ -125,12 +130,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let params = sprt_params(&args.sprt, false)?;
     let (ptnml, wdl) = match (&args.ptnml, &args.wdl) {
         (Some(s), None) => {
-            let c = parse_counts::<5>(s, "--ptnml", "LL,LD,DD,DW,WW")?;
-            (Some(Pentanomial(c)), None)
+            let p = Pentanomial(parse_counts::<5>(s, "--ptnml", "LL,LD,DD,DW,WW")?);
+            if p.checked_games().is_none() {
+                return usage(too_many("--ptnml", s));
+            }
+            (Some(p), None)
         }
         (None, Some(s)) => {
             let [w, d, l] = parse_counts::<3>(s, "--wdl", "W,D,L")?;
-            (None, Some(Trinomial::new(w, d, l)))
+            let t = Trinomial::new(w, d, l);
+            if t.checked_games().is_none() {
+                return usage(too_many("--wdl", s));
+            }
+            (None, Some(t))
         }
         _ => return usage("give the results with --ptnml LL,LD,DD,DW,WW or --wdl W,D,L"),
     };
@@ -173,14 +185,46 @@ fn sprt_report(p: &SprtParams, r: &SprtResult) -> SprtReport {
 fn sprt_params(a: &SprtArgs, required: bool) -> anyhow::Result<Option<SprtParams>> {
     match (a.elo0, a.elo1) {
         (Some(elo0), Some(elo1)) => {
-            let p = SprtParams::new(elo0, elo1, a.alpha, a.beta, a.model)
-                .map_err(|e| UsageError(e.to_string()))?;
+            let p = SprtParams::new(
+                elo0,
+                elo1,
+                a.alpha.unwrap_or(DEFAULT_ERROR_RATE),
+                a.beta.unwrap_or(DEFAULT_ERROR_RATE),
+                a.model.unwrap_or(EloModel::Normalized),
+            )
+            .map_err(|e| UsageError(e.to_string()))?;
             Ok(Some(p))
         }
-        (None, None) if !required => Ok(None),
+        (None, None) if !required => {
+            let given: Vec<&str> = [
+                ("--alpha", a.alpha.is_some()),
+                ("--beta", a.beta.is_some()),
+                ("--model", a.model.is_some()),
+            ]
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(flag, _)| *flag)
+            .collect();
+            if given.is_empty() {
+                Ok(None)
+            } else {
+                usage(format!(
+                    "{} only apply to an SPRT: give its bounds with --elo0 and --elo1",
+                    given.join(", ")
+                ))
+            }
+        }
         (None, None) => usage("give the SPRT bounds with --elo0 and --elo1"),
         _ => usage("--elo0 and --elo1 must be given together"),
     }
+}
+
+/// The message for counts whose number of games overflows a `u64`.
+fn too_many(flag: &str, counts: &str) -> String {
+    format!(
+        "{flag} {counts}: the counts add up to more than {} games",
+        u64::MAX
+    )
 }
 
 /// Parses exactly `N` comma-separated non-negative whole numbers.

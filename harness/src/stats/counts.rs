@@ -73,13 +73,29 @@ impl Pdf {
 
 impl Pentanomial {
     /// Number of games (two per pair).
+    ///
+    /// # Panics
+    /// If the count overflows a `u64`; [`Pentanomial::checked_games`] is the
+    /// non-panicking form for counts from outside.
     pub fn games(&self) -> u64 {
-        2 * self.pairs()
+        self.checked_games()
+            .expect("pentanomial game count overflows u64")
     }
 
-    /// Number of game pairs.
+    /// Number of game pairs (panics on overflow, like [`Pentanomial::games`]).
     pub fn pairs(&self) -> u64 {
-        self.0.iter().sum()
+        self.checked_pairs()
+            .expect("pentanomial pair count overflows u64")
+    }
+
+    /// Number of game pairs, or `None` if the sum overflows.
+    pub fn checked_pairs(&self) -> Option<u64> {
+        self.0.iter().try_fold(0u64, |sum, &k| sum.checked_add(k))
+    }
+
+    /// Number of games, or `None` if it does not fit in a `u64`.
+    pub fn checked_games(&self) -> Option<u64> {
+        self.checked_pairs()?.checked_mul(2)
     }
 
     /// Records one finished pair; `pair_score_index` is the first engine's
@@ -121,7 +137,8 @@ impl Pentanomial {
             return 0.0;
         }
         let [_, ld, mid, dw, _] = self.0;
-        (ld + 2 * mid + dw) as f64 / games as f64
+        // In floating point: `2 * mid` alone may overflow.
+        (ld as f64 + 2.0 * mid as f64 + dw as f64) / games as f64
     }
 
     pub(crate) fn pdf(&self) -> Pdf {
@@ -140,8 +157,17 @@ impl Trinomial {
     }
 
     /// Number of games.
+    ///
+    /// # Panics
+    /// If the sum overflows a `u64`; see [`Trinomial::checked_games`].
     pub fn games(&self) -> u64 {
-        self.wins + self.draws + self.losses
+        self.checked_games()
+            .expect("trinomial game count overflows u64")
+    }
+
+    /// Number of games, or `None` if the sum overflows.
+    pub fn checked_games(&self) -> Option<u64> {
+        self.wins.checked_add(self.draws)?.checked_add(self.losses)
     }
 
     /// The first engine's points.
@@ -185,6 +211,26 @@ mod tests {
         // LD + 2 * (DD+WL) + DW = 1 + 4 + 1 draws out of 14 games.
         assert!((p.draw_ratio() - 6.0 / 14.0).abs() < 1e-15);
         assert_eq!(Pentanomial::default().draw_ratio(), 0.0);
+    }
+
+    #[test]
+    fn overflowing_counts_are_detected() {
+        let big = u64::MAX / 2;
+        assert_eq!(
+            Pentanomial([big, 1, 0, 0, 0]).checked_pairs(),
+            Some(big + 1)
+        );
+        assert_eq!(Pentanomial([big, 1, 0, 0, 0]).checked_games(), None);
+        assert_eq!(
+            Pentanomial([big, 0, 0, 0, 0]).checked_games(),
+            Some(2 * big)
+        );
+        assert_eq!(Pentanomial([u64::MAX, 1, 1, 1, 1]).checked_pairs(), None);
+        assert_eq!(Trinomial::new(u64::MAX, 1, 0).checked_games(), None);
+        assert_eq!(Trinomial::new(1, 2, 3).checked_games(), Some(6));
+        // The draw ratio does not overflow where the game count fits.
+        let p = Pentanomial([0, 0, big, 0, 0]);
+        assert_eq!(p.draw_ratio(), 1.0);
     }
 
     #[test]

@@ -59,8 +59,9 @@ pub struct Estimate {
     pub nelo: f64,
     /// Half-width of nElo's interval (delta method, as fishtest's page).
     pub nelo_error: f64,
-    /// Fraction of drawn games; for pentanomial counts see
-    /// [`Pentanomial::draw_ratio`].
+    /// Fraction of drawn games. From pentanomial counts every DD+WL pair
+    /// counts as two draws (exact without WL pairs, an upper bound
+    /// otherwise); see [`Pentanomial::draw_ratio`].
     pub draw_ratio: f64,
 }
 

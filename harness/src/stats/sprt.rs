@@ -33,7 +33,9 @@ impl EloModel {
 
     /// Largest |bound| accepted: logistic scores stay inside fishtest's Elo
     /// clamp; the normalized fixed-point iteration is verified to converge on
-    /// every kind of data up to +-200 nElo (it starts to fail near 300).
+    /// every kind of data up to +-200 nElo (it starts to fail near 300). Far
+    /// from 0, fishtest's 10-round fit has not converged, so its LLR differs
+    /// from ours there (see the module docs).
     fn bound_limit(self) -> f64 {
         match self {
             EloModel::Logistic => 1000.0,
@@ -195,7 +197,10 @@ impl SprtParams {
         self.decide(self.llr_wdl(t))
     }
 
-    /// Compares an LLR with the bounds.
+    /// Compares an LLR with the bounds: H1 once `llr >= upper`, H0 once
+    /// `llr <= lower`. Unlike fishtest there is no overshoot correction (it
+    /// moves its bounds inwards by an estimate of the overshoot and compares
+    /// strictly), so the error rates are Wald's, slightly below alpha and beta.
     pub fn decide(&self, llr: f64) -> SprtResult {
         let (lower, upper) = self.bounds();
         let decision = if llr >= upper {

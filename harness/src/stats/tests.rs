@@ -410,6 +410,122 @@ fn fishtest_sprt_example_decisions() {
     assert_eq!(r.decision, SprtDecision::H1);
 }
 
+/// Published LLRs of real runs: the cases of fastchess's
+/// `tests/sprt_test.cpp` (fishtest's mathematics), shown there to two
+/// decimals. The full values are from `stats_reference.py published`, an
+/// independent transcription of fishtest's formulas.
+#[test]
+fn published_examples() {
+    let wdl = |w, l, d| Counts::Wdl { w, d, l };
+    let cases = [
+        (
+            wdl(36433, 36027, 68692),
+            EloModel::Normalized,
+            0.0,
+            2.0,
+            0.92,
+            0.9232934509459172,
+        ),
+        (
+            wdl(10871, 10650, 20431),
+            EloModel::Normalized,
+            -1.75,
+            0.25,
+            2.30,
+            2.2975004071050735,
+        ),
+        (
+            wdl(21404, 21184, 40708),
+            EloModel::Logistic,
+            0.5,
+            2.5,
+            -1.57,
+            -1.5718887926942657,
+        ),
+        (
+            wdl(57433, 57030, 106593),
+            EloModel::Logistic,
+            0.0,
+            2.0,
+            -2.59,
+            -2.59302416354122,
+        ),
+        (
+            Counts::Penta([365, 16618, 36229, 16974, 390]),
+            EloModel::Normalized,
+            0.0,
+            2.0,
+            2.25,
+            2.250367703543613,
+        ),
+        (
+            Counts::Penta([127, 4883, 10712, 5150, 104]),
+            EloModel::Normalized,
+            -1.75,
+            0.25,
+            3.01,
+            3.0101541966056997,
+        ),
+        (
+            Counts::Penta([223, 9863, 21279, 10037, 246]),
+            EloModel::Logistic,
+            0.5,
+            2.5,
+            -3.07,
+            -3.0741264395889707,
+        ),
+        (
+            Counts::Penta([871, 26175, 55983, 26678, 821]),
+            EloModel::Logistic,
+            0.0,
+            2.0,
+            -4.98,
+            -4.97867286345693,
+        ),
+    ];
+    for (counts, model, elo0, elo1, shown, full) in cases {
+        let params = SprtParams::new(elo0, elo1, 0.05, 0.05, model).unwrap();
+        let llr = match counts {
+            Counts::Penta(c) => params.llr_penta(&Pentanomial(c)),
+            Counts::Wdl { w, d, l } => params.llr_wdl(&Trinomial::new(w, d, l)),
+        };
+        assert!(
+            (llr - shown).abs() <= 0.005,
+            "{llr} is not {shown} to two decimals"
+        );
+        assert_close(llr, full, 1e-9);
+    }
+}
+
+/// fishtest caps the normalized-bound fit at 10 rounds; with wide bounds on
+/// lopsided data that is not converged. We give the converged value (pinned
+/// from `stats_reference.py` at 10000 rounds), not fishtest's capped one.
+#[test]
+fn normalized_llr_is_the_converged_value() {
+    let cases = [
+        (
+            [0, 56, 801, 139, 4],
+            -50.0,
+            0.0,
+            61.20088616909034,
+            61.203056875273006,
+        ),
+        (
+            [0, 5, 82, 13, 0],
+            -50.0,
+            50.0,
+            7.729189143760115,
+            7.7293342595582555,
+        ),
+    ];
+    for (counts, elo0, elo1, converged, fishtest_capped) in cases {
+        let params = SprtParams::new(elo0, elo1, 0.05, 0.05, EloModel::Normalized).unwrap();
+        let llr = params.llr_penta(&Pentanomial(counts));
+        assert_close(llr, converged, 1e-9);
+        assert!((llr - fishtest_capped).abs() > 1e-4, "{counts:?}");
+    }
+}
+
 #[test]
 fn llr_is_finite_over_the_supported_range() {
     // The fixed-point iteration for normalized bounds must converge for every
