@@ -73,6 +73,15 @@ pub enum EngineError {
     Timeout(String),
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The engine gave up (xboard `resign`): a loss, but not a fault.
+    #[error("engine resigned: {0}")]
+    Resigned(String),
+    /// The engine cannot play the game as configured: a limit it has no
+    /// command for, an option it did not announce, a start position its
+    /// protocol cannot express. A setup problem, not the engine's fault in
+    /// this game; the message names the engine.
+    #[error("not supported: {0}")]
+    Unsupported(String),
 }
 
 /// A chess player the game loop can drive.
