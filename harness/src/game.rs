@@ -453,6 +453,18 @@ fn failure(
             Termination::ProtocolError,
             format!("{who}'s engine sent malformed output: {msg}"),
         ),
+        // Stopgaps (players-fixes): a resignation wants its own
+        // termination, an unsupported setup should void the game.
+        EngineError::Resigned(msg) => (
+            GameResult::win_for(!loser),
+            Termination::AdjudicationResign,
+            format!("{who} resigns: {msg}"),
+        ),
+        EngineError::Unsupported(msg) => (
+            GameResult::win_for(!loser),
+            Termination::ProtocolError,
+            format!("{who}'s engine cannot play this game: {msg}"),
+        ),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Player-level tests: the UCI player against the scriptable fake engine
 //! (every fault returns the right error and the player recovers with the
-//! next `new_game`), the xboard player against Debian's Fairy-Max and
-//! Phalanx, and the in-process player against `karsinta-engine` over UCI.
+//! next `new_game`), the xboard player against the fake engine's xboard
+//! mode and Debian's Fairy-Max and Phalanx, and the in-process player
+//! against `karsinta-engine` over UCI.
 //!
 //! Timeouts here are short but generous compared with the fake engine's
 //! instant answers; no test asserts how fast anything is.
@@ -10,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use karsinta_harness::engine::{
-    start_player, EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerKind,
-    PlayerSpec, UciPlayer, XboardPlayer,
+    check_player_limit, start_player, EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest,
+    Player, PlayerKind, PlayerSpec, UciPlayer, XboardPlayer,
 };
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -383,6 +384,288 @@ fn stderr_goes_to_the_log_file() {
     assert_eq!(text.matches("fake engine").count(), 2, "{text}");
 }
 
+#[test]
+fn stderr_lines_of_concurrent_instances_are_attributed() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tagged.stderr.log");
+    // A name no other test uses, so the instances are #1 and #2.
+    let s = PlayerSpec {
+        name: "tagged".into(),
+        stderr_log: Some(log.clone()),
+        ..spec(FAKE, &[])
+    };
+    let (mut a, mut b) = (UciPlayer::new(s.clone()), UciPlayer::new(s));
+    a.new_game().unwrap();
+    b.new_game().unwrap();
+    let pids = [a.pid().unwrap(), b.pid().unwrap()];
+    a.quit();
+    b.quit();
+    // Every engine line follows a `[karsinta]` line naming its writer.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut writer = None;
+    let mut seen = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("[karsinta] ") {
+            let rest = rest.strip_prefix("starting ").unwrap_or(rest);
+            writer = Some(rest.trim_end_matches(':').to_string());
+        } else if let Some(rest) = line.strip_prefix("fake engine ") {
+            let pid: u32 = rest.split_whitespace().next().unwrap().parse().unwrap();
+            let i = pids.iter().position(|&p| p == pid).unwrap();
+            let expected = format!("tagged#{} (pid {pid})", i + 1);
+            assert_eq!(writer.as_deref(), Some(&*expected), "{text}");
+            seen.push(pid);
+        }
+    }
+    seen.sort_unstable();
+    let mut all = pids.to_vec();
+    all.sort_unstable();
+    assert_eq!(seen, all, "{text}");
+}
+
+#[test]
+fn a_reply_followed_by_progress_lines_is_not_held_back() {
+    // `bestmove` then `info string` in one write: the reader must deliver
+    // the move, not wait for a line after the `info`.
+    let mut p = fake(&["--trailing-info"]);
+    p.new_game().unwrap();
+    let mut moves = Vec::new();
+    play(&mut p, &mut moves, 3);
+}
+
+#[test]
+fn bestmove_none_is_named_as_no_move() {
+    let mut p = fake(&["--none-after", "1"]);
+    p.new_game().unwrap();
+    let mut moves = Vec::new();
+    play(&mut p, &mut moves, 1);
+    let err = ask(&mut p, &moves, nodes(), 5000).unwrap_err();
+    assert!(
+        matches!(err, EngineError::Protocol(ref m) if m.contains("`bestmove (none)` (no move)")),
+        "{err:?}"
+    );
+}
+
+/// The fake engine in xboard mode announcing `features`, logging what it
+/// receives to `dir/input.log`.
+fn fake_xboard(dir: &Path, features: &str, extra: &[&str]) -> (PlayerSpec, PathBuf) {
+    let log = dir.join("input.log");
+    let mut args = vec![
+        "--xboard".to_string(),
+        "--features".to_string(),
+        features.to_string(),
+        "--input-log".to_string(),
+        log.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let s = PlayerSpec {
+        kind: PlayerKind::Xboard,
+        args,
+        options: vec![],
+        ..spec(FAKE, &[])
+    };
+    (s, log)
+}
+
+fn received(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn xboard_features_are_answered_and_only_announced_options_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, log) = fake_xboard(
+        dir.path(),
+        r#"ping=1 setboard=1 memory=1 analyze=1 sigint=1 exclude=1 sigterm=0 option="Foo Bar -spin 1 0 9""#,
+        &[],
+    );
+    s.options = vec![
+        ("memory".into(), "16".into()),
+        ("Foo Bar".into(), "3".into()),
+    ];
+    let mut p = XboardPlayer::new(s.clone());
+    p.new_game().unwrap();
+    p.quit();
+    let got = received(&log);
+    for line in [
+        "accepted ping",
+        "accepted setboard",
+        "accepted memory",
+        "rejected analyze",
+        "rejected sigint",
+        "rejected exclude",
+        "accepted sigterm",
+        "accepted option",
+        "accepted done",
+        "memory 16",
+        "option Foo Bar=3",
+    ] {
+        assert!(got.iter().any(|l| l == line), "no {line:?} in {got:?}");
+    }
+    // Not announced: an error naming the engine and the option; not sent.
+    let dir = tempfile::tempdir().unwrap();
+    let (s, log) = fake_xboard(
+        dir.path(),
+        r#"ping=1 memory=0 option="Foo Bar -spin 1 0 9""#,
+        &[],
+    );
+    for (name, why) in [
+        ("cores", "smp=1"),
+        ("memory", "memory=1"),
+        ("Hash", "no option `Hash` (it has: Foo Bar)"),
+    ] {
+        let mut s = s.clone();
+        s.options = vec![(name.into(), "1".into())];
+        let err = XboardPlayer::new(s).new_game().unwrap_err();
+        assert!(
+            matches!(&err, EngineError::Unsupported(m) if m.starts_with("fake") && m.contains(why)),
+            "{err:?}"
+        );
+    }
+    let got = received(&log);
+    assert!(
+        !got.iter().any(|l| ["cores", "memory", "option"]
+            .iter()
+            .any(|c| l.starts_with(c))),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn xboard_fixed_nodes_need_the_nps_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, log) = fake_xboard(dir.path(), "ping=1", &[]);
+    let err = check_player_limit(&s, &nodes()).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Unsupported(m) if m.starts_with("fake") && m.contains("nps=1")),
+        "{err:?}"
+    );
+    let mut p = XboardPlayer::new(s);
+    p.new_game().unwrap();
+    let err = ask(&mut p, &[], nodes(), 5000).unwrap_err();
+    assert!(matches!(err, EngineError::Unsupported(_)), "{err:?}");
+    assert!(!received(&log).iter().any(|l| l.starts_with("nps")));
+    // Announced: `nps N` and one second per move.
+    let dir = tempfile::tempdir().unwrap();
+    let (s, log) = fake_xboard(dir.path(), "ping=1 nps=1", &[]);
+    check_player_limit(&s, &nodes()).unwrap();
+    let mut p = XboardPlayer::new(s);
+    p.new_game().unwrap();
+    play(&mut p, &mut Vec::new(), 2);
+    let got = received(&log);
+    assert!(got.windows(2).any(|w| w == ["nps 1000", "st 1"]), "{got:?}");
+}
+
+#[test]
+fn xboard_depth_falls_back_to_the_depth_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, log) = fake_xboard(dir.path(), "ping=1", &["--unknown", "sd"]);
+    let mut p = XboardPlayer::new(s);
+    for _ in 0..2 {
+        p.new_game().unwrap();
+        let mut moves = Vec::new();
+        for _ in 0..2 {
+            let m = ask(&mut p, &moves, MoveLimit::Depth(3), 5000).unwrap();
+            assert!(is_legal(None, &moves, &m.uci), "{}", m.uci);
+            moves.push(m.uci);
+        }
+    }
+    let got = received(&log);
+    // `sd` is tried once per process, then `depth` is used for every game.
+    assert_eq!(got.iter().filter(|l| *l == "sd 3").count(), 1, "{got:?}");
+    assert!(
+        got.iter().filter(|l| *l == "depth 3").count() >= 2,
+        "{got:?}"
+    );
+    // Knowing neither: unsupported, naming both.
+    let dir = tempfile::tempdir().unwrap();
+    let (s, _) = fake_xboard(
+        dir.path(),
+        "ping=1",
+        &["--unknown", "sd", "--unknown", "depth"],
+    );
+    let mut p = XboardPlayer::new(s);
+    p.new_game().unwrap();
+    let err = ask(&mut p, &[], MoveLimit::Depth(3), 5000).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Unsupported(m) if m.contains("`sd`") && m.contains("`depth`")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn xboard_resignation_is_reported_as_such() {
+    for extra in [
+        &["--resign-after", "1"][..],
+        &["--resign-after", "1", "--resign-with-move"],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (s, _) = fake_xboard(dir.path(), "ping=1", extra);
+        let mut p = XboardPlayer::new(s);
+        p.new_game().unwrap();
+        let m = ask(&mut p, &[], nodes_or_depth(), 5000).unwrap();
+        let err = ask(&mut p, &[m.uci], nodes_or_depth(), 5000).unwrap_err();
+        assert!(
+            matches!(&err, EngineError::Resigned(m) if m.contains("resign")),
+            "{extra:?}: {err:?}"
+        );
+        // Not a fault: the same process plays the next game.
+        let pid = p.pid();
+        assert!(pid.is_some());
+        p.new_game().unwrap();
+        assert_eq!(p.pid(), pid);
+    }
+}
+
+/// A limit every xboard engine supports.
+fn nodes_or_depth() -> MoveLimit {
+    MoveLimit::Depth(2)
+}
+
+#[test]
+fn xboard_edit_mode_keeps_en_passant_and_refuses_invented_castling() {
+    let dir = tempfile::tempdir().unwrap();
+    // No `setboard`: positions go in edit mode.
+    let (s, log) = fake_xboard(dir.path(), "ping=1", &[]);
+    let mut p = XboardPlayer::new(s);
+    p.new_game().unwrap();
+    // King and rook at home without the right: the engine would castle.
+    let fen = "4rkr1/4p1p1/8/8/2B5/8/8/4K2R w - - 0 1";
+    let err = p
+        .go(&MoveRequest {
+            start_fen: Some(fen),
+            moves: &[],
+            limit: nodes_or_depth(),
+            deadline: Duration::from_secs(5),
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Unsupported(m) if m.contains("castling") && m.contains("h1")),
+        "{err:?}"
+    );
+    // En passant possible: set up a ply earlier and the double step played.
+    p.new_game().unwrap();
+    let fen = "1RB5/8/8/k7/1Pp5/K7/8/8 b - b3 0 1";
+    let m = p
+        .go(&MoveRequest {
+            start_fen: Some(fen),
+            moves: &[],
+            limit: nodes_or_depth(),
+            deadline: Duration::from_secs(5),
+        })
+        .unwrap();
+    // The only legal move, and one the fake engine only knows of from the step.
+    assert_eq!(m.uci, "c4b3");
+    let got = received(&log);
+    let setup = [
+        "edit", "#", "Pb2", "Ka3", "Rb8", "Bc8", "c", "Pc4", "Ka5", ".", "b2b4",
+    ];
+    assert!(got.windows(setup.len()).any(|w| w == setup), "{got:?}");
+}
+
 /// Debian installs xboard engines under /usr/games.
 fn debian_engine(name: &str) -> Option<PathBuf> {
     let path = Path::new("/usr/games").join(name);
@@ -395,14 +678,18 @@ fn debian_engine(name: &str) -> Option<PathBuf> {
 }
 
 /// A short game against itself (the same process plays both sides, as the
-/// engine sees every move), then a FEN start, under several limits.
-fn xboard_smoke(cmd: PathBuf, args: &[&str]) {
-    let mut p = XboardPlayer::new(PlayerSpec {
-        kind: PlayerKind::Xboard,
-        ..spec(cmd, args)
-    });
+/// engine sees every move) under several limits. Neither Debian xboard
+/// engine has `feature nps=1`: fixed nodes are unsupported, clearly.
+fn xboard_smoke(cmd: PathBuf) -> XboardPlayer {
+    let mut p = XboardPlayer::new(debian_xboard(cmd.clone()));
+    p.new_game().unwrap();
+    let err = p.check_limit(&MoveLimit::Nodes(2000)).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Unsupported(m) if m.contains("nps=1")),
+        "{err:?}"
+    );
+    assert!(check_player_limit(&debian_xboard(cmd), &MoveLimit::Nodes(2000)).is_err());
     for (game, limit) in [
-        MoveLimit::Nodes(2000),
         MoveLimit::Depth(2),
         MoveLimit::MoveTime(Duration::from_millis(50)),
         MoveLimit::Clock {
@@ -428,7 +715,28 @@ fn xboard_smoke(cmd: PathBuf, args: &[&str]) {
             moves.push(m.uci);
         }
     }
-    p.quit();
+    p
+}
+
+/// A Debian xboard engine, named after its program, without options.
+fn debian_xboard(cmd: PathBuf) -> PlayerSpec {
+    PlayerSpec {
+        name: cmd.file_name().unwrap().to_string_lossy().into_owned(),
+        kind: PlayerKind::Xboard,
+        options: vec![],
+        ..spec(cmd, &[])
+    }
+}
+
+/// `p` to move from `fen` at `depth`.
+fn from_fen(p: &mut XboardPlayer, fen: &str, depth: u32) -> Result<EngineMove, EngineError> {
+    p.new_game().unwrap();
+    p.go(&MoveRequest {
+        start_fen: Some(fen),
+        moves: &[],
+        limit: MoveLimit::Depth(depth),
+        deadline: Duration::from_secs(10),
+    })
 }
 
 #[test]
@@ -437,24 +745,48 @@ fn xboard_fairymax() {
     let Some(cmd) = debian_engine("fairymax") else {
         return;
     };
-    xboard_smoke(cmd.clone(), &[]);
-    // From a FEN (Fairy-Max has setboard), and its thinking output is read.
-    let mut p = XboardPlayer::new(PlayerSpec {
-        kind: PlayerKind::Xboard,
-        ..spec(cmd, &[])
-    });
-    p.new_game().unwrap();
-    let fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1";
-    let m = p
-        .go(&MoveRequest {
-            start_fen: Some(fen),
-            moves: &[],
-            limit: MoveLimit::Depth(4),
-            deadline: Duration::from_secs(10),
-        })
-        .unwrap();
+    let mut p = xboard_smoke(cmd.clone());
+    // From a FEN: Fairy-Max 5.0b has no setboard, so this goes in edit
+    // mode; its thinking output is read.
+    let m = from_fen(&mut p, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 4).unwrap();
     assert_eq!(m.uci, "a1a8", "back-rank mate");
     assert!(m.depth.is_some() && m.score.is_some(), "{m:?}");
+    // Edit mode would let it castle (e1g1) without the right.
+    let err = from_fen(&mut p, "4rkr1/4p1p1/8/8/2B5/8/8/4K2R w - - 0 1", 3).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Unsupported(m) if m.contains("castling")),
+        "{err:?}"
+    );
+    // En passant is the only legal move; Fairy-Max knows of it only from
+    // the double step the harness plays after the edit.
+    let m = from_fen(&mut p, "1RB5/8/8/k7/1Pp5/K7/8/8 b - b3 0 1", 3).unwrap();
+    assert_eq!(m.uci, "c4b3");
+    p.quit();
+    // Told to resign below -200 cp, it moves and resigns in a lost position.
+    let mut p = XboardPlayer::new(PlayerSpec {
+        options: vec![
+            ("Resign".into(), "1".into()),
+            ("Resign Threshold".into(), "200".into()),
+        ],
+        ..debian_xboard(cmd)
+    });
+    let fen = "7k/8/8/8/8/8/QQ6/K7 b - - 0 1";
+    let err = match from_fen(&mut p, fen, 3) {
+        Err(e) => e,
+        // The `resign` came after the move in a write of its own: it is
+        // found when the engine is asked again.
+        Ok(m) => {
+            let moves = vec![m.uci, "a2a3".to_string()];
+            p.go(&MoveRequest {
+                start_fen: Some(fen),
+                moves: &moves,
+                limit: MoveLimit::Depth(3),
+                deadline: Duration::from_secs(10),
+            })
+            .unwrap_err()
+        }
+    };
+    assert!(matches!(err, EngineError::Resigned(_)), "{err:?}");
 }
 
 #[test]
@@ -463,7 +795,12 @@ fn xboard_phalanx() {
     let Some(cmd) = debian_engine("phalanx") else {
         return;
     };
-    xboard_smoke(cmd, &[]);
+    let mut p = xboard_smoke(cmd);
+    // Phalanx answers `sd 3` with "Illegal move: sd 3" and searches on
+    // without a limit; `depth 3` is what it understands.
+    let m = from_fen(&mut p, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 3).unwrap();
+    assert_eq!(m.uci, "a1a8", "back-rank mate");
+    assert!(m.depth.is_some_and(|d| d <= 3), "{m:?}");
 }
 
 /// `karsinta-engine` over UCI: `$KARSINTA_ENGINE` if set, otherwise the fake

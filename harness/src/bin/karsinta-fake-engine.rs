@@ -4,6 +4,10 @@
 //! start or mid-game, hang, answer `isready` slowly, play an illegal move,
 //! print garbage, exit on `ucinewgame`, or think too long.
 //!
+//! With `--xboard` it speaks CECP v2 instead, announcing the features it is
+//! given, rejecting the commands it is told not to know, logging what it
+//! receives (`--input-log`) and resigning when told.
+//!
 //! With `--karsinta-uci` it is instead exactly `karsinta-engine`'s UCI
 //! front end (the library's `uci::run` with default parameters), so tests
 //! can reach the real engine over a pipe through a binary Cargo builds for
@@ -22,7 +26,7 @@ use std::time::Duration;
 use clap::Parser;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Position, Square};
+use shakmaty::{CastlingMode, Chess, FromSetup, Position, Square};
 
 /// Command-line flags: each fault is off unless given.
 #[derive(Parser, Debug)]
@@ -62,6 +66,35 @@ struct Args {
     /// Wait this long before each `bestmove`.
     #[arg(long, value_name = "MS")]
     slow_bestmove: Option<u64>,
+    /// Answer `bestmove (none)` after N answered moves.
+    #[arg(long, value_name = "N")]
+    none_after: Option<u64>,
+    /// Send `bestmove` followed by an `info string` line, in one write.
+    #[arg(long)]
+    trailing_info: bool,
+    /// Speak xboard (CECP v2) instead of UCI.
+    #[arg(long)]
+    xboard: bool,
+    /// xboard: what follows `feature` in the answer to `protover` (then
+    /// `feature done=1` follows).
+    #[arg(
+        long,
+        default_value = "myname=\"Karsinta Fake Engine\" ping=1 setboard=1"
+    )]
+    features: String,
+    /// xboard: answer this command with `Error (unknown command)` (repeatable).
+    #[arg(long, value_name = "COMMAND")]
+    unknown: Vec<String>,
+    /// xboard: resign instead of moving after N answered moves.
+    #[arg(long, value_name = "N")]
+    resign_after: Option<u64>,
+    /// xboard: with `--resign-after`, send a move first and `resign` after
+    /// it, in one write (as Fairy-Max does).
+    #[arg(long)]
+    resign_with_move: bool,
+    /// xboard: append every line received to this file.
+    #[arg(long, value_name = "PATH")]
+    input_log: Option<PathBuf>,
     /// Score reported in the `info` line before each move.
     #[arg(long, default_value_t = 12)]
     score_cp: i32,
@@ -97,7 +130,12 @@ fn main() -> ExitCode {
     if args.crash_at_start {
         return ExitCode::from(3);
     }
-    match run(&args) {
+    let result = if args.xboard {
+        run_xboard(&args)
+    } else {
+        run(&args)
+    };
+    match result {
         Ok(code) => code,
         // The harness closed the pipe: nothing more to do.
         Err(_) => ExitCode::SUCCESS,
@@ -110,13 +148,17 @@ fn hang() -> ! {
     }
 }
 
+/// Whether an "after N" fault is due after `n` answered moves.
+fn reached(limit: Option<u64>, n: u64) -> bool {
+    limit.is_some_and(|l| n >= l)
+}
+
 fn run(args: &Args) -> io::Result<ExitCode> {
     let stdin = io::stdin();
     let mut out = io::stdout().lock();
     let mut pos = Chess::default();
     let mut answered: u64 = 0;
     let mut newgames: u64 = 0;
-    let reached = |limit: Option<u64>, n: u64| limit.is_some_and(|l| n >= l);
     for line in stdin.lock().lines() {
         let line = line?;
         let mut tokens = line.split_ascii_whitespace();
@@ -160,6 +202,11 @@ fn run(args: &Args) -> io::Result<ExitCode> {
                 if let Some(ms) = args.slow_bestmove {
                     thread::sleep(Duration::from_millis(ms));
                 }
+                if reached(args.none_after, answered) {
+                    writeln!(out, "bestmove (none)")?;
+                    out.flush()?;
+                    continue;
+                }
                 let mv = if reached(args.malformed_after, answered) {
                     writeln!(out, "info depth banana score cp")?;
                     writeln!(out, "\u{1}\u{2} garbage \u{fffd}")?;
@@ -169,12 +216,15 @@ fn run(args: &Args) -> io::Result<ExitCode> {
                 } else {
                     choose_move(&pos, args.seed)
                 };
-                writeln!(
-                    out,
-                    "info depth 1 seldepth 2 score cp {} nodes 1 time 0 pv {mv}",
+                // One write: a reader must not wait for more after `bestmove`.
+                let mut reply = format!(
+                    "info depth 1 seldepth 2 score cp {} nodes 1 time 0 pv {mv}\nbestmove {mv}\n",
                     args.score_cp
-                )?;
-                writeln!(out, "bestmove {mv}")?;
+                );
+                if args.trailing_info {
+                    reply.push_str("info string search done\n");
+                }
+                out.write_all(reply.as_bytes())?;
                 answered += 1;
                 if reached(args.deaf_after, answered) {
                     out.flush()?;
@@ -187,6 +237,137 @@ fn run(args: &Args) -> io::Result<ExitCode> {
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The xboard loop: just enough of CECP v2 to be driven by the harness.
+fn run_xboard(args: &Args) -> io::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    let mut log = match &args.input_log {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?,
+        ),
+        None => None,
+    };
+    let mut pos = Chess::default();
+    let mut answered: u64 = 0;
+    let mut lines = io::stdin().lock().lines();
+    while let Some(line) = lines.next() {
+        let line = line?;
+        if let Some(log) = &mut log {
+            writeln!(log, "{line}")?;
+        }
+        let mut tokens = line.split_ascii_whitespace();
+        let Some(command) = tokens.next() else {
+            continue;
+        };
+        if args.unknown.iter().any(|u| u == command) {
+            writeln!(out, "Error (unknown command): {command}")?;
+            out.flush()?;
+            continue;
+        }
+        match command {
+            "xboard" | "accepted" | "rejected" | "force" | "post" | "nopost" | "easy" | "hard"
+            | "level" | "st" | "sd" | "depth" | "nps" | "time" | "otim" | "memory" | "cores"
+            | "option" | "result" => {}
+            "protover" => write!(out, "feature {}\nfeature done=1\n", args.features)?,
+            "ping" => writeln!(out, "pong {}", tokens.next().unwrap_or("0"))?,
+            "new" => pos = Chess::default(),
+            "setboard" => {
+                let fen = line["setboard".len()..].trim();
+                match Fen::from_ascii(fen.as_bytes())
+                    .ok()
+                    .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+                {
+                    Some(p) => pos = p,
+                    None => writeln!(out, "tellusererror Illegal position")?,
+                }
+            }
+            "edit" => {
+                let mut board = pos.board().clone();
+                let mut color = shakmaty::Color::White;
+                for line in lines.by_ref() {
+                    let line = line?;
+                    if let Some(log) = &mut log {
+                        writeln!(log, "{line}")?;
+                    }
+                    match line.trim() {
+                        "." => break,
+                        "#" => board = shakmaty::Board::empty(),
+                        "c" => color = !color,
+                        piece => {
+                            let role = piece
+                                .chars()
+                                .next()
+                                .and_then(|c| shakmaty::Role::from_char(c.to_ascii_lowercase()));
+                            let square = piece.get(1..).and_then(|s| s.parse::<Square>().ok());
+                            if let (Some(role), Some(square)) = (role, square) {
+                                board.set_piece_at(square, shakmaty::Piece { color, role });
+                            }
+                        }
+                    }
+                }
+                // Like Fairy-Max: kings and rooks on their home squares may castle.
+                let mut setup = shakmaty::Setup::empty();
+                setup.castling_rights = board.rooks() & shakmaty::Bitboard::CORNERS;
+                setup.board = board;
+                setup.turn = pos.turn();
+                let edited = match Chess::from_setup(setup, CastlingMode::Standard) {
+                    Ok(p) => Some(p),
+                    Err(e) => e.ignore_invalid_castling_rights().ok(),
+                };
+                match edited {
+                    Some(p) => pos = p,
+                    None => writeln!(out, "tellusererror Illegal position")?,
+                }
+            }
+            "go" => {
+                if reached(args.resign_after, answered) {
+                    let mut reply = String::new();
+                    if args.resign_with_move {
+                        reply = format!("move {}\n", choose_move(&pos, args.seed));
+                    }
+                    reply.push_str("resign\n");
+                    out.write_all(reply.as_bytes())?;
+                } else {
+                    let mv = choose_move(&pos, args.seed);
+                    play(&mut pos, &mv);
+                    write!(out, "1 {} 0 1 {mv}\nmove {mv}\n", args.score_cp)?;
+                    answered += 1;
+                }
+            }
+            "quit" => return Ok(ExitCode::SUCCESS),
+            "usermove" => {
+                let mv = tokens.next().unwrap_or("");
+                if !play(&mut pos, mv) {
+                    writeln!(out, "Illegal move: {mv}")?;
+                }
+            }
+            other => {
+                if !play(&mut pos, other) {
+                    writeln!(out, "Error (unknown command): {other}")?;
+                }
+            }
+        }
+        out.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Play `text` (UCI notation) if it is a legal move in `pos`.
+fn play(pos: &mut Chess, text: &str) -> bool {
+    match UciMove::from_ascii(text.as_bytes())
+        .ok()
+        .and_then(|u| u.to_move(pos).ok())
+    {
+        Some(mv) => {
+            pos.play_unchecked(mv);
+            true
+        }
+        None => false,
+    }
 }
 
 /// `position startpos|fen F [moves ...]` -> the position, if valid.

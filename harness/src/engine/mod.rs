@@ -4,6 +4,8 @@
 //! sees the [`Player`] trait and never trusts what a player says: it checks
 //! every move with shakmaty and keeps the clocks itself.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use thiserror::Error;
@@ -73,6 +75,15 @@ pub enum EngineError {
     Timeout(String),
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The engine gave up (xboard `resign`): a loss, but not a fault.
+    #[error("engine resigned: {0}")]
+    Resigned(String),
+    /// The engine cannot play the game as configured: a limit it has no
+    /// command for, an option it did not announce, a start position its
+    /// protocol cannot express. A setup problem, not the engine's fault in
+    /// this game; the message names the engine.
+    #[error("not supported: {0}")]
+    Unsupported(String),
 }
 
 /// A chess player the game loop can drive.
@@ -84,6 +95,13 @@ pub trait Player: Send {
     fn new_game(&mut self) -> Result<(), EngineError>;
     /// Ask for a move.
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError>;
+    /// Check, after [`Player::new_game`], that the engine can search under
+    /// limits like `limit` ([`EngineError::Unsupported`] if not), so that a
+    /// match fails at setup instead of in every game. `go` makes the same
+    /// check.
+    fn check_limit(&mut self, _limit: &MoveLimit) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// Tell the engine the game is over (optional), keep the process for reuse.
     fn game_over(&mut self) {}
     /// Stop the engine for good; must also happen on drop.
@@ -113,7 +131,8 @@ pub struct PlayerSpec {
     /// How long the handshake (`uci`/`uciok`, `isready`/`readyok`) may take.
     pub init_timeout: Duration,
     /// Where to append the engine's stderr (one file per player in the run
-    /// folder), if anywhere.
+    /// folder, shared by its concurrent instances: a `[karsinta] name#N
+    /// (pid P):` line names the writer whenever it changes), if anywhere.
     pub stderr_log: Option<std::path::PathBuf>,
 }
 
@@ -151,4 +170,25 @@ pub fn check_player(spec: &PlayerSpec) -> Result<(), EngineError> {
     let result = player.new_game();
     player.quit();
     result
+}
+
+/// [`check_player`], and also that the engine can search under `limit`
+/// ([`Player::check_limit`]): a node limit for an xboard engine without
+/// `feature nps=1` fails here, before a match starts.
+pub fn check_player_limit(spec: &PlayerSpec, limit: &MoveLimit) -> Result<(), EngineError> {
+    let mut player = start_player(spec)?;
+    let result = player.new_game().and_then(|()| player.check_limit(limit));
+    player.quit();
+    result
+}
+
+/// A name for a new instance of the engine `name` (`name#1`, `name#2`, ...
+/// per name, in creation order): the concurrent game slots each create one
+/// instance, so the tag tells their stderr lines apart in the shared log.
+fn instance_tag(name: &str) -> String {
+    static INSTANCES: Mutex<BTreeMap<String, u32>> = Mutex::new(BTreeMap::new());
+    let mut instances = INSTANCES.lock().unwrap_or_else(|e| e.into_inner());
+    let n = instances.entry(name.to_string()).or_insert(0);
+    *n += 1;
+    format!("{name}#{n}")
 }

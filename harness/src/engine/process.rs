@@ -4,7 +4,12 @@
 //! A reader thread per process turns the engine's stdout into a channel of
 //! chunks (each one or more complete lines), so the game thread blocks only
 //! in `recv_timeout`, never spins, and is woken about once per answer: the
-//! reader holds progress lines (`info`) back until the line they precede.
+//! reader holds progress lines (`info`) back until a line someone waits for
+//! arrives. With a stderr log, a second thread copies the engine's stderr
+//! into it. All instances of an engine share one log, so whenever the
+//! writer changes a `[karsinta] TAG (pid N):` line says whose lines follow
+//! (like `tail -f` on several files); the lines themselves stay as the
+//! engine wrote them.
 //!
 //! Every child is started in its own process group (so a terminal's Ctrl-C
 //! reaches only the harness, which then kills its engines itself instead of
@@ -16,10 +21,11 @@
 //! as the process. A pid is removed from the registry before its process is
 //! reaped, so the registry never names a recycled pid.
 
-use std::fs::OpenOptions;
-use std::io::{self, Read, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
 use std::sync::{Mutex, OnceLock};
@@ -133,12 +139,18 @@ pub(crate) struct EngineProcess {
     chunk_at: Instant,
     pos: usize,
     eof: bool,
+    /// Disconnects when the stderr copier has finished (see [`Self::kill`]).
+    stderr_done: Option<Receiver<()>>,
 }
+
+/// How long [`EngineProcess::kill`] waits for the stderr copier to write
+/// the dead engine's last lines.
+const STDERR_FLUSH: Duration = Duration::from_millis(200);
 
 impl EngineProcess {
     /// Start the engine described by `spec` (command, arguments, working
-    /// directory, stderr log).
-    pub(crate) fn spawn(spec: &PlayerSpec) -> Result<Self, EngineError> {
+    /// directory, stderr log). `tag` names this instance in the stderr log.
+    pub(crate) fn spawn(spec: &PlayerSpec, tag: &str) -> Result<Self, EngineError> {
         let mut cmd = Command::new(&spec.cmd);
         cmd.args(&spec.args)
             .stdin(Stdio::piped())
@@ -146,11 +158,16 @@ impl EngineProcess {
         if let Some(dir) = &spec.dir {
             cmd.current_dir(dir);
         }
-        cmd.stderr(match &spec.stderr_log {
-            Some(path) => Stdio::from(open_log(path, &spec.name).map_err(|e| {
+        let log = match &spec.stderr_log {
+            Some(path) => Some(open_log(path).map_err(|e| {
                 EngineError::Start(format!("cannot open stderr log {}: {e}", path.display()))
             })?),
-            None => Stdio::null(),
+            None => None,
+        };
+        cmd.stderr(if log.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
         });
         sys::configure(&mut cmd);
         let mut child = spawn_registered(cmd)
@@ -158,6 +175,25 @@ impl EngineProcess {
         let pid = child.id();
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             unreachable!("stdin and stdout are piped")
+        };
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let copier = match (log, &spec.stderr_log, child.stderr.take()) {
+            (Some(log), Some(path), Some(stderr)) => {
+                let log = SharedLog {
+                    file: log,
+                    path: path.clone(),
+                    pid,
+                    tag: tag.to_string(),
+                };
+                thread::Builder::new()
+                    .name(format!("karsinta-stderr-{pid}"))
+                    .spawn(move || {
+                        copy_stderr(stderr, log);
+                        drop(done_tx);
+                    })
+                    .map(|_| true)
+            }
+            _ => Ok(false),
         };
         // A full pipe (an engine that stopped reading) must not block the
         // game thread: writes fail instead.
@@ -176,8 +212,9 @@ impl EngineProcess {
             chunk_at: Instant::now(),
             pos: 0,
             eof: false,
+            stderr_done: matches!(copier, Ok(true)).then_some(done_rx),
         };
-        if let Err(e) = reader {
+        if let Err(e) = reader.map(|_| ()).and(copier.map(|_| ())) {
             process.kill();
             return Err(EngineError::Start(format!(
                 "cannot start reader thread: {e}"
@@ -318,6 +355,12 @@ impl EngineProcess {
             self.registered = false;
         }
         let _ = self.child.wait();
+        // The copier ends at the dead engine's end of stderr; waiting for it
+        // (bounded: a stray grandchild may hold the pipe) keeps the log
+        // complete when the caller reads it next.
+        if let Some(done) = self.stderr_done.take() {
+            let _ = done.recv_timeout(STDERR_FLUSH);
+        }
     }
 }
 
@@ -327,18 +370,71 @@ impl Drop for EngineProcess {
     }
 }
 
-/// Open the stderr log for appending and mark where this process starts.
-fn open_log(path: &Path, name: &str) -> io::Result<std::fs::File> {
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    writeln!(file, "[karsinta] starting {name}")?;
-    Ok(file)
+/// Open the stderr log for appending (shared by all instances of an engine).
+fn open_log(path: &Path) -> io::Result<File> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// Which process wrote last to each shared stderr log.
+static LOG_WRITERS: Mutex<BTreeMap<PathBuf, u32>> = Mutex::new(BTreeMap::new());
+
+/// One engine process's handle on its engine's shared stderr log.
+struct SharedLog {
+    file: File,
+    path: PathBuf,
+    pid: u32,
+    tag: String,
+}
+
+impl SharedLog {
+    /// Append `line` (ending with a newline), after a line naming this
+    /// process when another one wrote last (or `starting` is set). One
+    /// append-mode write under the lock, so lines never interleave.
+    fn append(&mut self, line: &[u8], starting: bool, buf: &mut Vec<u8>) -> io::Result<()> {
+        let mut writers = LOG_WRITERS.lock().unwrap_or_else(|e| e.into_inner());
+        let last = writers.insert(self.path.clone(), self.pid);
+        buf.clear();
+        if starting {
+            let _ = writeln!(buf, "[karsinta] starting {} (pid {})", self.tag, self.pid);
+        } else if last != Some(self.pid) {
+            let _ = writeln!(buf, "[karsinta] {} (pid {}):", self.tag, self.pid);
+        }
+        buf.extend_from_slice(line);
+        self.file.write_all(buf)
+    }
+}
+
+/// Stderr copier thread body: every line of `err` into `log`. A failing
+/// log does not stop the reading: an engine blocked on a full stderr pipe
+/// would stall its game.
+fn copy_stderr(err: ChildStderr, mut log: SharedLog) {
+    let mut buf = Vec::with_capacity(256);
+    let mut ok = log.append(b"", true, &mut buf).is_ok();
+    let mut reader = BufReader::new(err);
+    let mut line = Vec::with_capacity(256);
+    loop {
+        line.clear();
+        match (&mut reader)
+            .take(MAX_LINE_BYTES as u64)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if !line.ends_with(b"\n") {
+            line.push(b'\n');
+        }
+        ok = ok && log.append(&line, false, &mut buf).is_ok();
+    }
 }
 
 /// Reader thread body: forward stdout as chunks of complete lines.
 ///
 /// Progress reports (UCI `info`, xboard thinking lines) are held back until
-/// a line that someone waits for (`bestmove`, `readyok`, `move`...) follows,
+/// a line that someone waits for (`bestmove`, `readyok`, `move`...) arrives,
 /// so the game thread wakes about once per move rather than once per line.
+/// Any such line releases everything, also when progress lines follow it
+/// in the same read (`bestmove e2e4\ninfo string ...`).
 fn read_chunks(mut out: ChildStdout, tx: Sender<(Instant, String)>) {
     let mut buf = vec![0u8; 16 * 1024];
     // Complete lines not sent yet, then an incomplete last line.
@@ -352,6 +448,8 @@ fn read_chunks(mut out: ChildStdout, tx: Sender<(Instant, String)>) {
             Err(_) => break,
         };
         let data = &buf[..n];
+        // Everything before `fresh` is held-back progress.
+        let fresh = pending.len();
         match data.iter().rposition(|&b| b == b'\n') {
             Some(last) => {
                 pending.append(&mut partial);
@@ -366,7 +464,7 @@ fn read_chunks(mut out: ChildStdout, tx: Sender<(Instant, String)>) {
                 }
             }
         }
-        if pending.is_empty() || (is_progress(last_line(&pending)) && pending.len() < HOLD_BYTES) {
+        if pending.is_empty() || (only_progress(&pending[fresh..]) && pending.len() < HOLD_BYTES) {
             continue;
         }
         if tx
@@ -388,13 +486,11 @@ fn read_chunks(mut out: ChildStdout, tx: Sender<(Instant, String)>) {
 /// Progress held back by the reader is sent anyway beyond this size.
 const HOLD_BYTES: usize = 64 * 1024;
 
-/// The last line of `text` (which ends with a newline), without it.
-fn last_line(text: &[u8]) -> &[u8] {
-    let body = &text[..text.len().saturating_sub(1)];
-    match body.iter().rposition(|&b| b == b'\n') {
-        Some(i) => &body[i + 1..],
-        None => body,
-    }
+/// Whether every line of `lines` (complete lines, each ending with a
+/// newline) is a progress report.
+fn only_progress(lines: &[u8]) -> bool {
+    let body = lines.strip_suffix(b"\n").unwrap_or(lines);
+    body.split(|&b| b == b'\n').all(is_progress)
 }
 
 /// A line nobody waits for: UCI `info`, or an xboard thinking line
@@ -535,7 +631,9 @@ mod tests {
         ] {
             assert!(!is_progress(other), "{:?}", String::from_utf8_lossy(other));
         }
-        assert_eq!(last_line(b"info a\nbestmove x\n"), b"bestmove x");
-        assert_eq!(last_line(b"readyok\n"), b"readyok");
+        assert!(only_progress(b"info a\n  3 10 5 99 e2e4\n"));
+        // A wanted line anywhere releases the chunk, not only at its end.
+        assert!(!only_progress(b"info a\nbestmove x\ninfo string done\n"));
+        assert!(!only_progress(b"readyok\n"));
     }
 }

@@ -19,6 +19,8 @@ const QUIT_GRACE: Duration = Duration::from_millis(250);
 /// it dies or hangs.
 pub struct UciPlayer {
     spec: PlayerSpec,
+    /// This instance's name in the stderr log.
+    tag: String,
     process: Option<EngineProcess>,
     /// Engine's `id name`, once known.
     id_name: Option<String>,
@@ -30,6 +32,7 @@ impl UciPlayer {
     /// A player for `spec`; nothing is started until [`Player::new_game`].
     pub fn new(spec: PlayerSpec) -> Self {
         UciPlayer {
+            tag: super::instance_tag(&spec.name),
             spec,
             process: None,
             id_name: None,
@@ -51,7 +54,7 @@ impl UciPlayer {
     /// `isready`/`readyok`, each wait bounded by the init timeout.
     fn start(&mut self) -> Result<(), EngineError> {
         self.kill();
-        let mut process = EngineProcess::spawn(&self.spec)?;
+        let mut process = EngineProcess::spawn(&self.spec, &self.tag)?;
         let timeout = self.spec.init_timeout;
         if process.send("uci\n").is_err() {
             return Err(EngineError::Start(format!(
@@ -191,10 +194,11 @@ impl UciPlayer {
             let line = match process.read_line(deadline) {
                 Ok(line) => line,
                 Err(ReadError::Timeout) => {
+                    let go = self.out.lines().last().unwrap_or("go");
                     return Err(EngineError::Timeout(format!(
-                        "no bestmove after {} ms",
+                        "no bestmove {} ms after `{go}`",
                         started.elapsed().as_millis()
-                    )))
+                    )));
                 }
                 Err(ReadError::Eof) => {
                     return Err(EngineError::Crashed(format!(
@@ -207,7 +211,11 @@ impl UciPlayer {
             match tokens.next() {
                 Some("info") => info.update(tokens),
                 Some("bestmove") => {
-                    let uci = match tokens.next().and_then(normalize_move) {
+                    let token = tokens.next().unwrap_or("");
+                    if is_null_move(token) {
+                        return Err(no_move(&format!("bestmove {token}")));
+                    }
+                    let uci = match normalize_move(token) {
                         Some(uci) => uci,
                         None => {
                             return Err(EngineError::Protocol(format!(
@@ -335,13 +343,24 @@ impl InfoSummary {
     }
 }
 
+/// Whether `text` is how engines say "no move" (`0000`, `(none)`).
+pub(crate) fn is_null_move(text: &str) -> bool {
+    matches!(text, "0000" | "(none)" | "@@@@")
+}
+
+/// The error for an engine that answered `answer` (a null move). The game
+/// loop asks only in positions with a legal move, so this is an engine
+/// failure; it is named as such rather than passed on as an illegal move.
+pub(crate) fn no_move(answer: &str) -> EngineError {
+    EngineError::Protocol(format!(
+        "engine answered `{}` (no move) in a position with legal moves",
+        truncate(answer, 40)
+    ))
+}
+
 /// A move in UCI coordinate notation (promotion piece lowercased), or
-/// `None` if `text` is not shaped like one. `0000` and `(none)` (no legal
-/// move) pass through for the game loop to reject.
+/// `None` if `text` is not shaped like one (null moves included).
 pub(crate) fn normalize_move(text: &str) -> Option<String> {
-    if text == "0000" || text == "(none)" {
-        return Some(text.to_string());
-    }
     let b = text.as_bytes();
     let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
     let ok = match b.len() {
@@ -390,8 +409,10 @@ mod tests {
     fn moves_are_shape_checked() {
         assert_eq!(normalize_move("e2e4").as_deref(), Some("e2e4"));
         assert_eq!(normalize_move("a7a8Q").as_deref(), Some("a7a8q"));
-        assert_eq!(normalize_move("0000").as_deref(), Some("0000"));
-        for bad in ["", "e2", "e2e9", "i2e4", "e2e4k", "e2e4qq", "Nf3", "e2-e4"] {
+        assert!(is_null_move("(none)") && is_null_move("0000"));
+        for bad in [
+            "", "e2", "e2e9", "i2e4", "e2e4k", "e2e4qq", "Nf3", "e2-e4", "0000",
+        ] {
             assert_eq!(normalize_move(bad), None, "{bad}");
         }
     }

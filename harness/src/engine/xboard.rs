@@ -1,30 +1,53 @@
 //! External xboard (CECP v2) engines such as Fairy-Max and Phalanx.
 //!
 //! Handshake: `xboard`, `protover 2`, then `feature` lines until `done=1`
-//! (or 2 s of silence: a protocol-1 engine). Each game starts with `new`,
-//! `force`, `post` and `easy`; each move sends `force`, the moves the engine
-//! has not seen yet (coordinate or SAN, with `usermove` if asked for), the
-//! time control and clocks, then `go`, and waits for `move X`. The engine's
-//! own board is followed with shakmaty so SAN replies can be turned into
-//! coordinates and SAN can be sent to engines that want it.
+//! (or 2 s of silence: a protocol-1 engine). Each feature is answered
+//! `accepted` if the harness honours it, else `rejected`. Options go out
+//! only as the engine announced them (`memory` after `feature memory=1`,
+//! `cores` after `smp=1`, `option NAME=V` after `feature option="NAME ..."`),
+//! otherwise they are [`EngineError::Unsupported`]: some engines (Fairy-Max)
+//! take an unknown command for a move and may crash on it, so the harness
+//! never sends one knowingly.
 //!
-//! Limits: fixed nodes become `nps N` + `st 1` (one second at N nodes per
-//! second: engines that ignore `nps` fall back to one second per move);
-//! fixed depth is `sd D`; fixed time is `st S` for whole seconds, otherwise
-//! `level 1` with `time` set to the move time; clocks are `level MPS BASE
-//! INC` once per game and `time`/`otim` (centiseconds) before every move.
-//! A start position other than the standard one is sent with `setboard`, or
-//! with protocol-1 `edit` mode to engines without it (Fairy-Max).
+//! Each game starts with `new`, `force`, `post` and `easy`; each move sends
+//! `force`, the moves the engine has not seen yet (coordinate or SAN, with
+//! `usermove` if asked for), the time control and clocks, then `go`, and
+//! waits for `move X` or `resign`. The engine's own board is followed with
+//! shakmaty so SAN replies can be turned into coordinates and SAN can be
+//! sent to engines that want it.
+//!
+//! Limits: fixed nodes are `nps N` + `st 1` (one second at N nodes per
+//! second), for engines that announce `feature nps=1` only; for others they
+//! are unsupported. Fixed depth is `sd D`, or `depth D` for engines that
+//! reject `sd` (Phalanx; probed once per process with `ping`). Fixed time is
+//! `st S` for whole seconds, otherwise `level 1` with `time` set to the move
+//! time. Clocks are `level MPS BASE INC` once per game, BASE in whole
+//! minutes or M:SS: the protocol has nothing finer, so it is rounded to the
+//! nearest second (at least 1, so 0.5 s reads `0:01`) and the exact clock
+//! goes in `time`/`otim` (centiseconds) before every move.
+//!
+//! A start position other than the standard one is sent with `setboard`,
+//! or with protocol-1 `edit` mode to engines without it (Fairy-Max). Edit
+//! mode carries no castling rights and no en-passant square: the engine
+//! assumes a king and rook on their home squares may castle, so a position
+//! where they stand without the right is unsupported; a position with a
+//! legal en-passant capture is set up one ply earlier and the double step
+//! sent as a move.
 
 use std::fmt::Write as _;
+use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
+use shakmaty::fen::Epd;
 use shakmaty::san::San;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Position as _};
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup as _, Move,
+    Position as _, Square,
+};
 
 use super::process::{EngineProcess, ReadError};
-use super::uci::{normalize_move, truncate, InfoSummary};
+use super::uci::{is_null_move, no_move, normalize_move, truncate, InfoSummary};
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
 
 /// How long an engine may stay silent before we take it for protocol 1.
@@ -40,6 +63,11 @@ struct Features {
     time: bool,
     ping: bool,
     reuse: bool,
+    nps: bool,
+    memory: bool,
+    smp: bool,
+    /// Names of the options announced as `feature option="NAME -TYPE ..."`.
+    options: Vec<String>,
     myname: Option<String>,
 }
 
@@ -52,8 +80,41 @@ impl Default for Features {
             time: true,
             ping: false,
             reuse: true,
+            nps: false,
+            memory: false,
+            smp: false,
+            options: Vec::new(),
             myname: None,
         }
+    }
+}
+
+impl Features {
+    /// Record `key=value` and say whether the harness honours it (the reply
+    /// is `accepted` or `rejected`). A feature the harness has no use for is
+    /// accepted only when off: a request it would not meet (`sigint=1`,
+    /// `colors=1`) or a command it never sends (`analyze=1`, `exclude=1`) is
+    /// rejected.
+    fn set(&mut self, key: &str, value: &str) -> bool {
+        let on = value == "1";
+        match key {
+            "setboard" => self.setboard = on,
+            "usermove" => self.usermove = on,
+            "san" => self.san = on,
+            "time" => self.time = on,
+            "ping" => self.ping = on,
+            "reuse" => self.reuse = on,
+            "nps" => self.nps = on,
+            "memory" => self.memory = on,
+            "smp" => self.smp = on,
+            "option" => self.options.push(option_name(value).to_string()),
+            "myname" => self.myname = Some(value.to_string()),
+            // Information only (`variants`), or lines the harness skips
+            // anyway (`debug`: `#` comments).
+            "variants" | "debug" | "done" => {}
+            _ => return value == "0",
+        }
+        true
     }
 }
 
@@ -78,10 +139,18 @@ struct Synced {
 /// after it dies or hangs (or before each game if it asks `reuse=0`).
 pub struct XboardPlayer {
     spec: PlayerSpec,
+    /// This instance's name in the stderr log.
+    tag: String,
     process: Option<EngineProcess>,
     features: Features,
     synced: Option<Synced>,
     tc: Option<TcKey>,
+    /// The fixed-depth command this process understands (`sd` or `depth`),
+    /// once known.
+    depth_cmd: Option<&'static str>,
+    /// The limit command sent with the current `go`, if one was: an engine
+    /// that rejects it searches without the limit.
+    limit_cmd: Option<&'static str>,
     ping_id: u32,
     out: String,
 }
@@ -90,11 +159,14 @@ impl XboardPlayer {
     /// A player for `spec`; nothing is started until [`Player::new_game`].
     pub fn new(spec: PlayerSpec) -> Self {
         XboardPlayer {
+            tag: super::instance_tag(&spec.name),
             spec,
             process: None,
             features: Features::default(),
             synced: None,
             tc: None,
+            depth_cmd: None,
+            limit_cmd: None,
             ping_id: 0,
             out: String::with_capacity(1024),
         }
@@ -116,12 +188,21 @@ impl XboardPlayer {
         }
         self.synced = None;
         self.tc = None;
+        self.depth_cmd = None;
     }
 
-    /// Start the process and read its features.
+    /// `name (myname)` for messages.
+    fn who(&self) -> String {
+        match &self.features.myname {
+            Some(id) if *id != self.spec.name => format!("{} ({id})", self.spec.name),
+            _ => self.spec.name.clone(),
+        }
+    }
+
+    /// Start the process, answer its features and set its options.
     fn start(&mut self) -> Result<(), EngineError> {
         self.kill();
-        let mut process = EngineProcess::spawn(&self.spec)?;
+        let mut process = EngineProcess::spawn(&self.spec, &self.tag)?;
         if process.send("xboard\nprotover 2\n").is_err() {
             return Err(EngineError::Start(format!(
                 "{} before the xboard handshake",
@@ -150,19 +231,15 @@ impl XboardPlayer {
             reply.clear();
             let mut done = None;
             for (key, value) in parse_features(rest) {
-                let on = value == "1";
-                match key {
-                    "setboard" => features.setboard = on,
-                    "usermove" => features.usermove = on,
-                    "san" => features.san = on,
-                    "time" => features.time = on,
-                    "ping" => features.ping = on,
-                    "reuse" => features.reuse = on,
-                    "myname" => features.myname = Some(value.to_string()),
-                    "done" => done = Some(on),
-                    _ => {}
+                if key == "done" {
+                    done = Some(value == "1");
                 }
-                let _ = writeln!(reply, "accepted {key}");
+                let verdict = if features.set(key, value) {
+                    "accepted"
+                } else {
+                    "rejected"
+                };
+                let _ = writeln!(reply, "{verdict} {key}");
             }
             process.send(&reply)?;
             match done {
@@ -172,35 +249,32 @@ impl XboardPlayer {
                 None => {}
             }
         }
+        self.features = features;
         self.out.clear();
         for (name, value) in &self.spec.options {
-            // `memory` (MB) and `cores` are commands of their own in CECP.
-            let _ = if name == "memory" || name == "cores" {
-                writeln!(self.out, "{name} {value}")
-            } else {
-                writeln!(self.out, "option {name}={value}")
-            };
+            write_option(&mut self.out, &self.features, name, value)
+                .map_err(|why| EngineError::Unsupported(format!("{}: {why}", self.who())))?;
         }
         if !self.out.is_empty() {
             process.send(&self.out)?;
         }
-        self.features = features;
         self.process = Some(process);
         Ok(())
     }
 
-    /// `ping N` / `pong N`, if the engine supports it: it has processed
-    /// everything sent before.
-    fn sync(&mut self, what: &str) -> Result<(), EngineError> {
-        if !self.features.ping {
-            return Ok(());
-        }
+    /// Send `text` and `ping N`, and wait for `pong N`: the engine has
+    /// processed `text`. False if it said it does not know the command
+    /// `text` starts with (`Error (unknown command): sd`, or Phalanx's
+    /// `Illegal move: sd 3`). Only for engines with `feature ping=1`.
+    fn ping(&mut self, text: &str, what: &str) -> Result<bool, EngineError> {
         let Some(process) = self.process.as_mut() else {
             return Err(EngineError::Crashed("engine is not running".into()));
         };
         self.ping_id += 1;
         let id = self.ping_id;
-        process.send(&format!("ping {id}\n"))?;
+        process.send(&format!("{text}ping {id}\n"))?;
+        let command = text.split_ascii_whitespace().next();
+        let mut known = true;
         let timeout = self.spec.init_timeout;
         let deadline = Instant::now() + timeout;
         loop {
@@ -209,7 +283,10 @@ impl XboardPlayer {
                     let mut t = line.split_ascii_whitespace();
                     if t.next() == Some("pong") && t.next().and_then(|v| v.parse().ok()) == Some(id)
                     {
-                        return Ok(());
+                        return Ok(known);
+                    }
+                    if command.is_some() && rejected_command(line) == command {
+                        known = false;
                     }
                 }
                 Err(ReadError::Timeout) => {
@@ -239,14 +316,27 @@ impl XboardPlayer {
                 Some(fen) => fen_position(fen)?,
                 None => Chess::default(),
             };
+            let edit = match req.start_fen {
+                Some(_) if !self.features.setboard => {
+                    Some(edit_setup(&pos).map_err(|why| {
+                        EngineError::Unsupported(format!("{}: {why}", self.who()))
+                    })?)
+                }
+                _ => None,
+            };
             self.out.push_str("new\nforce\npost\neasy\n");
             self.tc = None;
-            if let Some(fen) = req.start_fen {
-                if self.features.setboard {
-                    let _ = writeln!(self.out, "setboard {fen}");
-                } else {
-                    write_edit(&mut self.out, &pos, &self.features);
+            match (req.start_fen, edit) {
+                (_, Some((before, step))) => {
+                    write_edit(&mut self.out, &before, &self.features);
+                    if let Some(mv) = step {
+                        write_move(&mut self.out, &before, mv, &self.features);
+                    }
                 }
+                (Some(fen), None) => {
+                    let _ = writeln!(self.out, "setboard {fen}");
+                }
+                (None, None) => {}
             }
             self.synced = Some(Synced {
                 start_fen: req.start_fen.map(str::to_string),
@@ -262,14 +352,7 @@ impl XboardPlayer {
                 .ok()
                 .and_then(|u| u.to_move(&synced.pos).ok())
                 .ok_or_else(|| EngineError::Protocol(format!("illegal move in request: {text}")))?;
-            if self.features.usermove {
-                self.out.push_str("usermove ");
-            }
-            if self.features.san {
-                let _ = writeln!(self.out, "{}", San::from_move(&synced.pos, mv));
-            } else {
-                let _ = writeln!(self.out, "{text}");
-            }
+            write_move(&mut self.out, &synced.pos, mv, &self.features);
             synced.pos.play_unchecked(mv);
             synced.moves.push(text.clone());
         }
@@ -289,14 +372,16 @@ impl XboardPlayer {
             MoveLimit::Clock { .. } => TcKey::Clock,
         };
         let out = &mut self.out;
+        self.limit_cmd = None;
         if self.tc != Some(key) {
-            let _ = match limit {
-                MoveLimit::Nodes(n) => writeln!(out, "nps {n}\nst 1"),
-                MoveLimit::Depth(d) => writeln!(out, "sd {d}"),
+            let depth_cmd = self.depth_cmd.unwrap_or("sd");
+            let (command, _) = match limit {
+                MoveLimit::Nodes(n) => ("nps", writeln!(out, "nps {n}\nst 1")),
+                MoveLimit::Depth(d) => (depth_cmd, writeln!(out, "{depth_cmd} {d}")),
                 MoveLimit::MoveTime(t) if whole_seconds(t) => {
-                    writeln!(out, "st {}", t.as_secs())
+                    ("st", writeln!(out, "st {}", t.as_secs()))
                 }
-                MoveLimit::MoveTime(_) => writeln!(out, "level 1 0:01 0"),
+                MoveLimit::MoveTime(_) => ("level", writeln!(out, "level 1 0:01 0")),
                 MoveLimit::Clock {
                     wtime,
                     btime,
@@ -305,18 +390,11 @@ impl XboardPlayer {
                     movestogo,
                 } => {
                     let (base, inc) = if white { (wtime, winc) } else { (btime, binc) };
-                    let secs = base.as_secs().max(1);
-                    let _ = write!(
-                        out,
-                        "level {} {}:{:02} ",
-                        movestogo.unwrap_or(0),
-                        secs / 60,
-                        secs % 60
-                    );
-                    write_seconds(out, *inc);
-                    writeln!(out)
+                    write_level(out, *movestogo, *base, *inc);
+                    ("level", Ok(()))
                 }
             };
+            self.limit_cmd = Some(command);
             self.tc = Some(key);
         }
         if !self.features.time {
@@ -338,7 +416,6 @@ impl XboardPlayer {
             _ => Ok(()),
         };
     }
-
     /// The engine's move `text` (coordinate or SAN) in UCI notation, played
     /// on the followed board.
     fn accept_move(&mut self, text: &str) -> Result<String, EngineError> {
@@ -413,11 +490,45 @@ impl Player for XboardPlayer {
         result
     }
 
+    fn check_limit(&mut self, limit: &MoveLimit) -> Result<(), EngineError> {
+        match limit {
+            MoveLimit::Nodes(_) if !self.features.nps => Err(EngineError::Unsupported(format!(
+                "{}: fixed nodes need `feature nps=1`, which the engine does not announce \
+                 (use depth, move time or a clock)",
+                self.who()
+            ))),
+            MoveLimit::Depth(d) if self.depth_cmd.is_none() => {
+                if self.process.is_none() {
+                    return Err(EngineError::Crashed("engine is not running".into()));
+                }
+                if !self.features.ping {
+                    // Cannot ask; a rejection during the search is caught.
+                    self.depth_cmd = Some("sd");
+                    return Ok(());
+                }
+                for command in ["sd", "depth"] {
+                    if self.ping(&format!("{command} {d}\n"), &format!("after `{command}`"))? {
+                        self.depth_cmd = Some(command);
+                        return Ok(());
+                    }
+                }
+                Err(EngineError::Unsupported(format!(
+                    "{}: the engine knows neither `sd` nor `depth`, so no fixed depth",
+                    self.who()
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError> {
         let result = self.go_inner(req);
-        if result.is_err() {
-            // Whatever went wrong, the next game starts a fresh process.
-            self.kill();
+        match &result {
+            Ok(_) => {}
+            // The engine is idle and sound; its next game starts with `new`.
+            Err(EngineError::Resigned(_)) => self.synced = None,
+            // Whatever else went wrong, the next game starts a fresh process.
+            Err(_) => self.kill(),
         }
         result
     }
@@ -431,10 +542,25 @@ impl Player for XboardPlayer {
 }
 
 impl XboardPlayer {
-    fn go_inner(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError> {
-        if self.process.is_none() {
-            return Err(EngineError::Crashed("engine is not running".into()));
+    /// `ping N` / `pong N`, if the engine supports it: it has processed
+    /// everything sent before.
+    fn sync(&mut self, what: &str) -> Result<(), EngineError> {
+        if self.features.ping {
+            self.ping("", what)?;
         }
+        Ok(())
+    }
+
+    fn go_inner(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError> {
+        let Some(process) = self.process.as_mut() else {
+            return Err(EngineError::Crashed("engine is not running".into()));
+        };
+        // Output since the last move is stale, except a `resign` sent after
+        // that move (Fairy-Max moves, then resigns).
+        if let Some(line) = take_resign(process) {
+            return Err(EngineError::Resigned(line));
+        }
+        self.check_limit(&req.limit)?;
         self.out.clear();
         self.write_position(req)?;
         self.write_limits(&req.limit);
@@ -442,21 +568,18 @@ impl XboardPlayer {
         let Some(process) = self.process.as_mut() else {
             unreachable!("checked above")
         };
-        process.drain();
         process.send(&self.out)?;
         let started = Instant::now();
         let deadline = started + req.deadline;
         let mut info = InfoSummary::default();
         loop {
-            let Some(process) = self.process.as_mut() else {
-                unreachable!("checked above")
-            };
             let line = match process.read_line(deadline) {
                 Ok(line) => line,
                 Err(ReadError::Timeout) => {
                     return Err(EngineError::Timeout(format!(
-                        "no move after {} ms",
-                        started.elapsed().as_millis()
+                        "no move {} ms after `go` (limit: {})",
+                        started.elapsed().as_millis(),
+                        limit_text(&req.limit)
                     )))
                 }
                 Err(ReadError::Eof) => {
@@ -473,13 +596,27 @@ impl XboardPlayer {
             let mv = match first {
                 "move" => tokens.next(),
                 "My" if line.starts_with("My move is") => line.rsplit(' ').next(),
-                "resign" => return Err(EngineError::Protocol("engine resigned".into())),
-                // Some engines (Phalanx) answer unknown commands with
-                // "Illegal move: nps 1000" too: only a rejected move counts.
-                "Illegal" if rejects_a_move(line) => {
-                    let msg = format!("engine rejected a move: {}", truncate(line, 80));
-                    self.synced = None;
-                    return Err(EngineError::Protocol(msg));
+                "resign" => return Err(EngineError::Resigned(format!("`{}`", truncate(line, 80)))),
+                "Illegal" | "Error" => {
+                    if let Some(command) = self
+                        .limit_cmd
+                        .filter(|&c| rejected_command(line) == Some(c))
+                    {
+                        // It searches without the limit now: no use waiting.
+                        return Err(EngineError::Unsupported(format!(
+                            "{}: the engine does not know `{command}` ({:?})",
+                            self.spec.name,
+                            truncate(line, 80)
+                        )));
+                    }
+                    // Phalanx answers unknown commands with "Illegal move:
+                    // ..." too: only a rejected move counts.
+                    if first == "Illegal" && rejects_a_move(line) {
+                        let msg = format!("engine rejected a move: {}", truncate(line, 80));
+                        self.synced = None;
+                        return Err(EngineError::Protocol(msg));
+                    }
+                    continue;
                 }
                 _ => {
                     if first.as_bytes()[0].is_ascii_digit() {
@@ -494,9 +631,17 @@ impl XboardPlayer {
                     truncate(line, 80)
                 )));
             };
+            if is_null_move(&mv) {
+                return Err(no_move(line));
+            }
             let elapsed = process
                 .line_received_at()
                 .saturating_duration_since(started);
+            // A move followed at once by `resign` (Fairy-Max below its
+            // resign threshold): the resignation ends the game.
+            if let Some(line) = take_resign(process) {
+                return Err(EngineError::Resigned(line));
+            }
             let uci = self.accept_move(&mv)?;
             return Ok(info.into_move(uci, elapsed));
         }
@@ -509,10 +654,188 @@ impl Drop for XboardPlayer {
     }
 }
 
+/// Consume the output that has already arrived, without waiting, and
+/// return a `resign` line among it, if any.
+fn take_resign(process: &mut EngineProcess) -> Option<String> {
+    let now = Instant::now();
+    let mut resign = None;
+    while let Ok(line) = process.read_line(now) {
+        if resign.is_none() && line.split_ascii_whitespace().next() == Some("resign") {
+            resign = Some(format!("`{}`", truncate(line, 80)));
+        }
+    }
+    resign
+}
+
+/// A limit for messages.
+fn limit_text(limit: &MoveLimit) -> String {
+    match limit {
+        MoveLimit::Nodes(n) => format!("nodes {n}"),
+        MoveLimit::Depth(d) => format!("depth {d}"),
+        MoveLimit::MoveTime(t) => format!("move time {} ms", t.as_millis()),
+        MoveLimit::Clock { .. } => "clock".into(),
+    }
+}
+
+/// Append the command setting option `name` to `value`, or say why the
+/// engine would not understand it.
+fn write_option(out: &mut String, f: &Features, name: &str, value: &str) -> Result<(), String> {
+    // `memory` (MB) and `cores` are commands of their own in CECP.
+    let (announced, command) = match name {
+        "memory" => (f.memory, "memory"),
+        "cores" => (f.smp, "cores"),
+        _ => (f.options.iter().any(|o| o == name), "option"),
+    };
+    if !announced {
+        return Err(match command {
+            "memory" => "option `memory` needs `feature memory=1`, not announced".to_string(),
+            "cores" => "option `cores` needs `feature smp=1`, not announced".to_string(),
+            _ => format!(
+                "the engine announces no option `{name}` (it has: {})",
+                f.options.join(", ")
+            ),
+        });
+    }
+    let _ = if command == "option" {
+        writeln!(out, "option {name}={value}")
+    } else {
+        writeln!(out, "{command} {value}")
+    };
+    Ok(())
+}
+
+/// The name in an option feature's value, `NAME -TYPE ...`.
+fn option_name(value: &str) -> &str {
+    const TYPES: [&str; 10] = [
+        "check", "spin", "combo", "button", "save", "reset", "string", "file", "path", "slider",
+    ];
+    let mut from = 0;
+    while let Some(i) = value[from..].find(" -") {
+        let at = from + i;
+        let kind = value[at + 2..]
+            .split_ascii_whitespace()
+            .next()
+            .unwrap_or("");
+        if TYPES.contains(&kind) {
+            return value[..at].trim();
+        }
+        from = at + 2;
+    }
+    value.trim()
+}
+
+/// Append move `mv` (legal in `pos`) in the engine's notation.
+fn write_move(out: &mut String, pos: &Chess, mv: Move, features: &Features) {
+    if features.usermove {
+        out.push_str("usermove ");
+    }
+    let _ = if features.san {
+        writeln!(out, "{}", San::from_move(pos, mv))
+    } else {
+        writeln!(out, "{}", UciMove::from_move(mv, CastlingMode::Standard))
+    };
+}
+
+/// `level MPS BASE INC` with BASE in whole minutes or M:SS, rounded to the
+/// nearest second and at least one (some engines read 0 as no clock).
+fn write_level(out: &mut String, movestogo: Option<u32>, base: Duration, inc: Duration) {
+    let secs = base.as_millis().saturating_add(500) / 1000;
+    let secs = secs.max(1);
+    let _ = if secs.is_multiple_of(60) {
+        write!(out, "level {} {} ", movestogo.unwrap_or(0), secs / 60)
+    } else {
+        write!(
+            out,
+            "level {} {}:{:02} ",
+            movestogo.unwrap_or(0),
+            secs / 60,
+            secs % 60
+        )
+    };
+    write_seconds(out, inc);
+    out.push('\n');
+}
+
+/// What edit mode sends for `pos`: the position to set up and, when `pos`
+/// has a legal en-passant capture, the double step to play after it. An
+/// error when the engine would infer castling rights `pos` lacks.
+fn edit_setup(pos: &Chess) -> Result<(Chess, Option<Move>), String> {
+    let (before, step) = match pos.ep_square(EnPassantMode::Legal) {
+        None => (pos.clone(), None),
+        Some(ep) => {
+            let (before, mv) = before_double_step(pos, ep).ok_or_else(|| {
+                format!(
+                    "the engine has no `setboard`, and edit mode cannot give en passant on {ep}"
+                )
+            })?;
+            (before, Some(mv))
+        }
+    };
+    let extra = implied_castling(before.board()) & !before.castles().castling_rights();
+    if extra.any() {
+        let rooks: Vec<String> = extra.into_iter().map(|sq| sq.to_string()).collect();
+        return Err(format!(
+            "the engine has no `setboard`, and in edit mode it would assume castling rights \
+             the position lacks (with the rook on {})",
+            rooks.join(", ")
+        ));
+    }
+    Ok((before, step))
+}
+
+/// The castling rooks an engine infers in edit mode: those on a corner of
+/// their back rank while their king stands on its home square.
+fn implied_castling(board: &Board) -> Bitboard {
+    let mut rooks = Bitboard::EMPTY;
+    for (color, king, corners) in [
+        (Color::White, Square::E1, [Square::A1, Square::H1]),
+        (Color::Black, Square::E8, [Square::A8, Square::H8]),
+    ] {
+        if board.piece_at(king) == Some(color.king()) {
+            for corner in corners {
+                if board.piece_at(corner) == Some(color.rook()) {
+                    rooks.add(corner);
+                }
+            }
+        }
+    }
+    rooks
+}
+
+/// The position before the double step that made `ep` an en-passant
+/// square in `pos`, and that step.
+fn before_double_step(pos: &Chess, ep: Square) -> Option<(Chess, Move)> {
+    let mover = !pos.turn();
+    let (from, to) = match mover {
+        Color::White => (ep.offset(-8)?, ep.offset(8)?),
+        Color::Black => (ep.offset(8)?, ep.offset(-8)?),
+    };
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    let pawn = setup.board.remove_piece_at(to)?;
+    setup.board.set_piece_at(from, pawn);
+    setup.turn = mover;
+    setup.ep_square = None;
+    setup.halfmoves = 0;
+    if mover == Color::Black {
+        setup.fullmoves = NonZeroU32::new(setup.fullmoves.get() - 1).unwrap_or(NonZeroU32::MIN);
+    }
+    let before = Chess::from_setup(setup, CastlingMode::Standard).ok()?;
+    let mv = UciMove::Normal {
+        from,
+        to,
+        promotion: None,
+    }
+    .to_move(&before)
+    .ok()?;
+    let mut after = before.clone();
+    after.play_unchecked(mv);
+    let epd = |p: &Chess| Epd::from_position(p, EnPassantMode::Legal).to_string();
+    (epd(&after) == epd(pos)).then_some((before, mv))
+}
+
 /// Protocol-1 `edit` mode for engines without `setboard` (Fairy-Max). A
 /// dummy `a2a3` first makes Black the side to move when needed, as the
-/// protocol prescribes. Castling rights follow from where kings and rooks
-/// stand; an en-passant square and the 50-move counter are lost.
+/// protocol prescribes. The 50-move counter is lost.
 fn write_edit(out: &mut String, pos: &Chess, features: &Features) {
     if pos.turn() == Color::Black {
         if features.usermove {
@@ -548,6 +871,16 @@ fn rejects_a_move(line: &str) -> bool {
     let last = text.split_ascii_whitespace().last().unwrap_or("");
     line.starts_with("Illegal move")
         && (normalize_move(last).is_some() || San::from_ascii(last.as_bytes()).is_ok())
+}
+
+/// The command an engine says it does not know: the first word after the
+/// colon of `Error (unknown command): sd` (the protocol's form) or of
+/// `Illegal move: sd 3` (Phalanx's).
+fn rejected_command(line: &str) -> Option<&str> {
+    if !(line.starts_with("Error") || line.starts_with("Illegal move")) {
+        return None;
+    }
+    line.split_once(':')?.1.split_ascii_whitespace().next()
 }
 
 /// Whether a move time can be sent as `st` (whole, nonzero seconds).
@@ -650,6 +983,123 @@ mod tests {
     }
 
     #[test]
+    fn features_are_accepted_only_when_honoured() {
+        let mut f = Features::default();
+        for (key, value) in [
+            ("ping", "1"),
+            ("setboard", "0"),
+            ("nps", "1"),
+            ("smp", "1"),
+            ("option", "Resign Threshold -spin 800 200 1200"),
+            ("variants", "normal"),
+            ("sigint", "0"),
+        ] {
+            assert!(f.set(key, value), "{key}={value}");
+        }
+        for (key, value) in [
+            ("sigint", "1"),
+            ("analyze", "1"),
+            ("exclude", "1"),
+            ("xedit", "1"),
+        ] {
+            assert!(!f.set(key, value), "{key}={value}");
+        }
+        assert!(f.ping && f.nps && f.smp && !f.setboard && !f.memory);
+        assert_eq!(f.options, ["Resign Threshold"]);
+    }
+
+    #[test]
+    fn option_names_end_before_the_type() {
+        assert_eq!(option_name("Resign -check 0"), "Resign");
+        assert_eq!(
+            option_name("Multi-PV Margin -spin 0 0 1000"),
+            "Multi-PV Margin"
+        );
+        assert_eq!(
+            option_name("Randomizer (0-50) -slider 0 0 50"),
+            "Randomizer (0-50)"
+        );
+        assert_eq!(option_name("Clear Hash -button"), "Clear Hash");
+        assert_eq!(option_name("Odd"), "Odd");
+    }
+
+    #[test]
+    fn rejected_commands_are_named() {
+        assert_eq!(rejected_command("Error (unknown command): sd"), Some("sd"));
+        assert_eq!(rejected_command("Illegal move: sd 3"), Some("sd"));
+        assert_eq!(
+            rejected_command("Illegal move (in check): Nf3"),
+            Some("Nf3")
+        );
+        assert_eq!(rejected_command("move e2e4"), None);
+    }
+
+    #[test]
+    fn level_gives_minutes_or_minutes_and_seconds() {
+        let mut s = String::new();
+        for (mps, base_ms, inc_ms) in [
+            (None, 500, 50),
+            (None, 1_499, 0),
+            (None, 1_500, 0),
+            (Some(40), 90_000, 0),
+            (None, 120_000, 1_000),
+        ] {
+            let ms = Duration::from_millis;
+            write_level(&mut s, mps, ms(base_ms), ms(inc_ms));
+        }
+        assert_eq!(
+            s,
+            "level 0 0:01 0.05\nlevel 0 0:01 0\nlevel 0 0:02 0\nlevel 40 1:30 0\nlevel 0 2 1\n"
+        );
+    }
+
+    fn chess(fen: &str) -> Chess {
+        fen_position(fen).unwrap()
+    }
+
+    #[test]
+    fn edit_mode_refuses_castling_rights_it_would_invent() {
+        // King and rook at home without the right (Fairy-Max played e1g1).
+        let err = edit_setup(&chess("4rkr1/4p1p1/8/8/2B5/8/8/4K2R w - - 0 1")).unwrap_err();
+        assert!(err.contains("castling") && err.contains("h1"), "{err}");
+        let err = edit_setup(&chess("r3k2r/8/8/8/8/8/8/R3K2R w KQk - 0 1")).unwrap_err();
+        assert!(err.contains("a8") && !err.contains("h8"), "{err}");
+        // Rights as edit mode implies them, or no king at home: fine.
+        for fen in [
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "r4k1r/8/8/8/8/8/8/R4K1R b - - 0 1",
+        ] {
+            let (before, step) = edit_setup(&chess(fen)).unwrap();
+            assert_eq!(before, chess(fen));
+            assert!(step.is_none());
+        }
+    }
+
+    #[test]
+    fn edit_mode_plays_the_double_step_for_en_passant() {
+        let pos = chess("1RB5/8/8/k7/1Pp5/K7/8/8 b - b3 0 1");
+        let (before, step) = edit_setup(&pos).unwrap();
+        assert_eq!(
+            Epd::from_position(&before, EnPassantMode::Legal).to_string(),
+            "1RB5/8/8/k7/2p5/K7/1P6/8 w - -"
+        );
+        let step = step.unwrap();
+        assert_eq!(
+            UciMove::from_move(step, CastlingMode::Standard).to_string(),
+            "b2b4"
+        );
+        // Black's double step, White to move.
+        let pos = chess("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2");
+        let (before, step) = edit_setup(&pos).unwrap();
+        assert_eq!(before.turn(), Color::Black);
+        let step = UciMove::from_move(step.unwrap(), CastlingMode::Standard).to_string();
+        assert_eq!(step, "d7d5");
+        // An en-passant square no pawn can use needs no step.
+        let (_, step) = edit_setup(&chess("4k3/8/8/3p4/8/8/8/4K3 w - d6 0 2")).unwrap();
+        assert!(step.is_none());
+    }
+
+    #[test]
     fn seconds_are_short() {
         let mut s = String::new();
         for ms in [0, 2000, 80, 1500] {
@@ -679,6 +1129,7 @@ mod tests {
         let mut p = player(Features {
             usermove: true,
             san: true,
+            nps: true,
             ..Features::default()
         });
         let moves: Vec<String> = ["e2e4", "e7e5", "g1f3"]
