@@ -61,6 +61,8 @@ pub enum Termination {
     InsufficientMaterial,
     AdjudicationDraw,
     AdjudicationResign,
+    /// The engine resigned (xboard `resign`).
+    Resignation,
     MaxMoves,
     TimeForfeit,
     /// No answer in time under a node or depth limit (caught by the watchdog).
@@ -74,7 +76,7 @@ pub enum Termination {
 
 impl Termination {
     /// Every kind, in a fixed order (for stable summaries).
-    pub const ALL: [Termination; 13] = [
+    pub const ALL: [Termination; 14] = [
         Termination::Mate,
         Termination::Stalemate,
         Termination::Repetition,
@@ -82,6 +84,7 @@ impl Termination {
         Termination::InsufficientMaterial,
         Termination::AdjudicationDraw,
         Termination::AdjudicationResign,
+        Termination::Resignation,
         Termination::MaxMoves,
         Termination::TimeForfeit,
         Termination::Stall,
@@ -100,6 +103,7 @@ impl Termination {
             Termination::InsufficientMaterial => "insufficient_material",
             Termination::AdjudicationDraw => "adjudication_draw",
             Termination::AdjudicationResign => "adjudication_resign",
+            Termination::Resignation => "resignation",
             Termination::MaxMoves => "max_moves",
             Termination::TimeForfeit => "time_forfeit",
             Termination::Stall => "stall",
@@ -117,7 +121,8 @@ impl Termination {
             | Termination::Stalemate
             | Termination::Repetition
             | Termination::FiftyMoves
-            | Termination::InsufficientMaterial => "normal",
+            | Termination::InsufficientMaterial
+            | Termination::Resignation => "normal",
             Termination::AdjudicationDraw
             | Termination::AdjudicationResign
             | Termination::MaxMoves => "adjudication",
@@ -205,6 +210,10 @@ pub struct GameSettings {
 pub enum GameError {
     #[error("bad opening: {0}")]
     BadOpening(String),
+    /// An engine cannot play this game as configured
+    /// ([`EngineError::Unsupported`]): a setup error, not a result.
+    #[error("{0}")]
+    Unsupported(String),
     #[error("game aborted")]
     Aborted,
 }
@@ -453,13 +462,13 @@ fn failure(
             Termination::ProtocolError,
             format!("{who}'s engine sent malformed output: {msg}"),
         ),
-        // Stopgaps (players-fixes): a resignation wants its own
-        // termination, an unsupported setup should void the game.
         EngineError::Resigned(msg) => (
             GameResult::win_for(!loser),
-            Termination::AdjudicationResign,
+            Termination::Resignation,
             format!("{who} resigns: {msg}"),
         ),
+        // `play_game` turns this into `GameError::Unsupported` before it
+        // gets here; only a player that cannot even be built can reach it.
         EngineError::Unsupported(msg) => (
             GameResult::win_for(!loser),
             Termination::ProtocolError,
@@ -564,6 +573,7 @@ pub fn play_game(
             // Not ready for the game (slow `isready`): a stalled engine, not
             // a time loss, whatever the time control.
             let end = match e {
+                EngineError::Unsupported(msg) => return Err(GameError::Unsupported(msg)),
                 EngineError::Timeout(msg) => (
                     GameResult::win_for(!c),
                     Termination::Stall,
@@ -610,6 +620,12 @@ pub fn play_game(
         };
         let reply = match players[s].go(&req) {
             Ok(r) => r,
+            Err(EngineError::Unsupported(msg)) => {
+                for p in players.iter_mut() {
+                    p.game_over();
+                }
+                return Err(GameError::Unsupported(msg));
+            }
             Err(e) => break failure(&board, side, &e, &settings.tc),
         };
         if clock.charge(s, reply.elapsed, settings.margin) == ClockVerdict::Flagged {
@@ -819,6 +835,12 @@ pub(crate) mod tests {
                 GameResult::BlackWins,
                 Termination::ProtocolError,
             ),
+            (
+                EngineError::Resigned("resign".into()),
+                "depth=1",
+                GameResult::BlackWins,
+                Termination::Resignation,
+            ),
         ];
         for (err, tc, result, term) in cases {
             let mut w = Scripted::new("w");
@@ -833,6 +855,18 @@ pub(crate) mod tests {
             (g.result, g.termination),
             (GameResult::WhiteWins, Termination::Crash)
         );
+        // A setup the engine cannot play is no result at all.
+        let mut w = Scripted::new("w");
+        w.script = vec![Err(EngineError::Unsupported("no nps".into()))];
+        let r = play_game(
+            &mut w,
+            &mut Scripted::new("b"),
+            None,
+            &[],
+            &settings("nodes=1"),
+            &AtomicBool::new(false),
+        );
+        assert_eq!(r, Err(GameError::Unsupported("no nps".into())));
     }
 
     #[test]

@@ -74,6 +74,13 @@ pub enum MatchError {
     Openings(#[from] OpeningError),
     #[error("opening {id}: {message}")]
     BadOpening { id: usize, message: String },
+    /// An engine cannot play the match as configured (a limit or an
+    /// opening its protocol cannot express); `opening` names the opening.
+    #[error("{}{message}", opening.map(|id| format!("opening {id}: ")).unwrap_or_default())]
+    Unsupported {
+        opening: Option<usize>,
+        message: String,
+    },
     #[error("{0} already holds a run; use --resume to continue it or choose another --out")]
     Exists(PathBuf),
     #[error(
@@ -98,15 +105,45 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> MatchError + '_ {
 struct Schedule {
     pairings: Vec<Pairing>,
     openings: Vec<Opening>,
-    order: Vec<usize>,
+    /// Per pairing, the order of the openings it plays: the suite's order
+    /// without the openings one of its engines cannot start from.
+    orders: Vec<Vec<usize>>,
 }
 
 impl Schedule {
+    /// `order` is the suite's order; `unplayable[e]` the indices (into
+    /// `openings`) engine `e` cannot start from.
+    fn new(
+        pairings: Vec<Pairing>,
+        openings: Vec<Opening>,
+        order: &[usize],
+        unplayable: &[HashSet<usize>],
+    ) -> Schedule {
+        let orders = pairings
+            .iter()
+            .map(|p| {
+                order
+                    .iter()
+                    .copied()
+                    .filter(|i| {
+                        !unplayable[p.first].contains(i) && !unplayable[p.second].contains(i)
+                    })
+                    .collect()
+            })
+            .collect();
+        Schedule {
+            pairings,
+            openings,
+            orders,
+        }
+    }
+
     fn of(&self, pair: u64) -> (usize, &Opening) {
         let np = self.pairings.len() as u64;
         let round = (pair / np) as usize;
-        let opening = &self.openings[self.order[round % self.order.len()]];
-        ((pair % np) as usize, opening)
+        let pairing = (pair % np) as usize;
+        let order = &self.orders[pairing];
+        (pairing, &self.openings[order[round % order.len()]])
     }
 }
 
@@ -195,6 +232,57 @@ fn load_checked_openings(o: &OpeningsConfig) -> Result<(Vec<Opening>, String), M
         });
     }
     Ok((list, checksum))
+}
+
+/// What the engines can play, found before the first game: an xboard
+/// engine without a command for the limit fails the match here, and one
+/// without `setboard` cannot start from positions whose castling rights
+/// edit mode would get wrong. Returns, per engine, the indices of the
+/// openings it cannot start from: its pairings skip them (a note on stderr
+/// says how many), every engine's own figures stay comparable. Only xboard
+/// engines are checked; other failures here (a crash at start) are left to
+/// the games, where they are results.
+fn check_setup(
+    specs: &[PlayerSpec],
+    tc: &crate::timecontrol::TimeControl,
+    openings: &[Opening],
+) -> Result<Vec<HashSet<usize>>, MatchError> {
+    let limit = crate::timecontrol::GameClock::new(*tc).limit(0);
+    let with_fen: Vec<usize> = (0..openings.len())
+        .filter(|&i| openings[i].fen.is_some())
+        .collect();
+    let mut unplayable = vec![HashSet::new(); specs.len()];
+    for (e, spec) in specs.iter().enumerate() {
+        if !matches!(spec.kind, PlayerKind::Xboard) {
+            continue;
+        }
+        let fens = with_fen.iter().filter_map(|&i| openings[i].fen.as_deref());
+        match crate::engine::check_player_setup(spec, &limit, fens) {
+            Ok(bad) => {
+                if let Some((first, why)) = bad.first() {
+                    let first = &openings[with_fen[*first]];
+                    eprintln!(
+                        "note: {}: {} of {} openings are skipped in its games (the first, \
+                         opening {}: {})",
+                        spec.name,
+                        bad.len(),
+                        openings.len(),
+                        first.id,
+                        why
+                    );
+                }
+                unplayable[e] = bad.into_iter().map(|(i, _)| with_fen[i]).collect();
+            }
+            Err(EngineError::Unsupported(message)) => {
+                return Err(MatchError::Unsupported {
+                    opening: None,
+                    message,
+                })
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(unplayable)
 }
 
 type PairResult = Result<[GameRecord; 2], (usize, GameError)>;
@@ -351,6 +439,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             false,
         ),
     };
+    let unplayable = check_setup(&specs, &cfg.settings.tc, &openings)?;
     if !opts.resume {
         let p = out.join("config.yaml");
         std::fs::write(&p, resolved.resolved_yaml()).map_err(io_err(&p))?;
@@ -362,15 +451,27 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             message: e.to_string(),
         })?;
     }
+    let openings_len = openings.len();
     let (order_kind, start) = cfg
         .openings
         .as_ref()
         .map_or((Default::default(), 0), |o| (o.order, o.start));
-    let schedule = Schedule {
-        pairings: pairings(cfg.tournament, cfg.engines.len()),
-        order: order_openings(openings.len(), order_kind, cfg.seed, start),
+    let schedule = Schedule::new(
+        pairings(cfg.tournament, cfg.engines.len()),
         openings,
-    };
+        &order_openings(openings_len, order_kind, cfg.seed, start),
+        &unplayable,
+    );
+    if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
+        let p = schedule.pairings[i];
+        return Err(MatchError::Unsupported {
+            opening: None,
+            message: format!(
+                "{} against {}: no opening of the suite can be set up for both engines",
+                specs[p.first].name, specs[p.second].name
+            ),
+        });
+    }
     let total_pairs = cfg.pairs_per_pairing() * schedule.pairings.len() as u64;
 
     // Replay the ledger: finished pairs are counted once, in finishing order.
@@ -476,9 +577,15 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             let games = match result {
                 Ok(g) => g,
                 Err((id, e)) => {
-                    failure = Some(MatchError::BadOpening {
-                        id,
-                        message: e.to_string(),
+                    failure = Some(match e {
+                        GameError::Unsupported(message) => MatchError::Unsupported {
+                            opening: Some(id),
+                            message,
+                        },
+                        e => MatchError::BadOpening {
+                            id,
+                            message: e.to_string(),
+                        },
                     });
                     abort.store(true, Ordering::SeqCst);
                     continue;

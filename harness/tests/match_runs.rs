@@ -530,3 +530,68 @@ fn resume_refuses_a_changed_opening_suite() {
     let e = resume().unwrap_err().to_string();
     assert!(e.contains("start a new run"), "{e}");
 }
+
+/// What an xboard engine cannot play is found before the first game: fixed
+/// nodes without `feature nps=1` fail the match, naming the engine; an
+/// opening whose castling rights edit mode (no `setboard`) would get wrong
+/// is skipped in that engine's games; a suite of only such openings fails.
+/// Nothing is scored as a loss.
+#[test]
+fn xboard_setups_it_cannot_express_are_found_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1";
+    let bad = "4rkr1/4p1p1/8/8/2B5/8/8/4K2R w - - 0 1";
+    let run_with = |name: &str, tc: &str, suite: &[&str]| {
+        std::fs::write(dir.path().join(format!("{name}.epd")), suite.join("\n")).unwrap();
+        let path = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "engines:
+  - name: ip
+    type: inprocess
+  - name: fake
+    type: xboard
+    cmd: {FAKE}
+    args: [\"--xboard\", \"--features\", \"ping=1 setboard=0\"]
+games: 4
+concurrency: 1
+time_control: {tc}
+openings: {{ file: {name}.epd }}
+adjudication: {{ max_moves: 10 }}
+"
+            ),
+        )
+        .unwrap();
+        let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
+        let out = dir.path().join(format!("run-{name}"));
+        let opts = RunOptions {
+            out_dir: out.clone(),
+            quiet: true,
+            ..RunOptions::default()
+        };
+        (run_match(&cfg, &opts), out)
+    };
+    for (name, tc, suite, wanted) in [
+        ("nodes", "nodes=100", &[good][..], "nps=1"),
+        ("none", "depth=2", &[bad][..], "no opening of the suite"),
+    ] {
+        let (r, out) = run_with(name, tc, suite);
+        let err = r.unwrap_err().to_string();
+        assert!(
+            err.contains(wanted) && err.contains("fake"),
+            "{name}: {err}"
+        );
+        assert!(!out.join("ledger.jsonl").exists(), "no game was played");
+    }
+    let (r, out) = run_with("mixed", "depth=2", &[bad, good]);
+    let s = r.unwrap();
+    assert_eq!(s.games, 4);
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches(&format!("[FEN \"{good}\"]")).count(),
+        4,
+        "{pgn}"
+    );
+    assert!(!pgn.contains(bad));
+}

@@ -142,6 +142,11 @@ pub fn replay_with_python_chess(python: &Path, pgn: &Path, first: &str) -> serde
         .arg(first)
         .output()
         .expect("python3 runs");
-    assert!(o.status.success(), "python-chess rejected {}: {}", pgn.display(), text(&o));
+    assert!(
+        o.status.success(),
+        "python-chess rejected {}: {}",
+        pgn.display(),
+        text(&o)
+    );
     serde_json::from_slice(&o.stdout).expect("oracle prints JSON")
 }

@@ -47,7 +47,9 @@ fn epd(dir: &Path) -> String {
 #[test]
 #[ignore = "needs Debian's stockfish; plays on a clock"]
 fn uci_engine_against_stockfish_on_a_clock() {
-    let Some(sf) = debian_engine("stockfish") else { return };
+    let Some(sf) = debian_engine("stockfish") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         "name: e2e-uci

@@ -11,7 +11,8 @@ use karsinta_e2e::{bin, python_chess, replay_with_python_chess, text, workspace}
 #[ignore = "slow: the whole main job (about a minute on 2 cores)"]
 fn readme_main_job_reaches_a_decision() {
     let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
-    let command = "cargo run --release -p karsinta-harness --bin karsinta -- match configs/default.yaml";
+    let command =
+        "cargo run --release -p karsinta-harness --bin karsinta -- match configs/default.yaml";
     assert!(
         readme.lines().take(8).any(|l| l.trim() == command),
         "README no longer opens with the main job this test runs"
@@ -20,7 +21,13 @@ fn readme_main_job_reaches_a_decision() {
     let run = tmp.path().join("run");
     let o = Command::new(bin("karsinta"))
         .current_dir(workspace())
-        .args(["match", "configs/default.yaml", "--quiet", "--json", "--out"])
+        .args([
+            "match",
+            "configs/default.yaml",
+            "--quiet",
+            "--json",
+            "--out",
+        ])
         .arg(&run)
         .output()
         .unwrap();

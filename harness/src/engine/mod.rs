@@ -102,6 +102,13 @@ pub trait Player: Send {
     fn check_limit(&mut self, _limit: &MoveLimit) -> Result<(), EngineError> {
         Ok(())
     }
+    /// Check, after [`Player::new_game`], that the engine can start a game
+    /// from `fen` ([`EngineError::Unsupported`] when its protocol cannot
+    /// express the position, as xboard's edit mode cannot express some
+    /// castling rights). `go` makes the same check.
+    fn check_start(&mut self, _fen: &str) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// Tell the engine the game is over (optional), keep the process for reuse.
     fn game_over(&mut self) {}
     /// Stop the engine for good; must also happen on drop.
@@ -176,8 +183,33 @@ pub fn check_player(spec: &PlayerSpec) -> Result<(), EngineError> {
 /// ([`Player::check_limit`]): a node limit for an xboard engine without
 /// `feature nps=1` fails here, before a match starts.
 pub fn check_player_limit(spec: &PlayerSpec, limit: &MoveLimit) -> Result<(), EngineError> {
+    check_player_setup(spec, limit, std::iter::empty()).map(|_| ())
+}
+
+/// [`check_player_limit`], then [`Player::check_start`] on each of
+/// `start_fens`: the positions the engine cannot start from, as (index in
+/// `start_fens`, reason) pairs.
+pub fn check_player_setup<'a>(
+    spec: &PlayerSpec,
+    limit: &MoveLimit,
+    start_fens: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<(usize, String)>, EngineError> {
     let mut player = start_player(spec)?;
-    let result = player.new_game().and_then(|()| player.check_limit(limit));
+    let result = player
+        .new_game()
+        .and_then(|()| player.check_limit(limit))
+        .map(|()| {
+            let mut unsupported = Vec::new();
+            for (i, fen) in start_fens.into_iter().enumerate() {
+                match player.check_start(fen) {
+                    Ok(()) => {}
+                    Err(EngineError::Unsupported(why)) => unsupported.push((i, why)),
+                    // Not a property of the position: the games will tell.
+                    Err(_) => break,
+                }
+            }
+            unsupported
+        });
     player.quit();
     result
 }

@@ -521,6 +521,15 @@ impl Player for XboardPlayer {
         }
     }
 
+    fn check_start(&mut self, fen: &str) -> Result<(), EngineError> {
+        if self.features.setboard {
+            return Ok(());
+        }
+        edit_setup(&fen_position(fen)?)
+            .map(|_| ())
+            .map_err(|why| EngineError::Unsupported(format!("{}: {why}", self.who())))
+    }
+
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError> {
         let result = self.go_inner(req);
         match &result {
