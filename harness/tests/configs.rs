@@ -50,3 +50,26 @@ fn default_config_is_an_inprocess_sprt() {
         "the two parameter sets must differ"
     );
 }
+
+/// Every parameter file in `configs/params/` loads into the engine's table
+/// (no unknown key, no value out of range) and differs from the defaults.
+#[test]
+fn every_parameter_file_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/params");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let params = karsinta_engine::Params::load_yaml(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            !params
+                .diff_yaml(&karsinta_engine::Params::default())
+                .trim()
+                .is_empty(),
+            "{} sets nothing",
+            path.display()
+        );
+        n += 1;
+    }
+    assert!(n >= 1, "expected parameter files in {}", dir.display());
+}

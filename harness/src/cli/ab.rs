@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use karsinta_harness::ab::{run_ab, AbError, AbRequest, Prepared, Side};
-use karsinta_harness::config::Overrides;
 
 use super::UsageError;
 
@@ -46,27 +45,11 @@ pub struct Args {
     /// The engine's git checkout.
     #[arg(long, default_value = ".", value_name = "PATH")]
     pub repo: PathBuf,
-    /// Most games (overrides the config's cap).
-    #[arg(long)]
-    pub games: Option<u64>,
-    /// Games played at once.
-    #[arg(long, short = 'j')]
-    pub concurrency: Option<usize>,
-    /// Seed of the opening order.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Time control: nodes=N, depth=N, movetime=S, BASE+INC, MOVES/BASE+INC.
-    #[arg(long, value_name = "TC")]
-    pub tc: Option<String>,
-    /// Run folder (default: results/<config name>-<UTC time>).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: super::RunFlags,
     /// Build and bench only; play no games.
     #[arg(long)]
     pub bench_only: bool,
-    /// No progress output (CI).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
 }
 
 /// Maps setup errors the user can fix to [`UsageError`] (exit 2).
@@ -116,21 +99,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let config = config_path(args.config, &args.repo, "ab.yaml")?;
     let req = AbRequest {
         config,
-        overrides: Overrides {
-            games: args.games,
-            concurrency: args.concurrency,
-            seed: args.seed,
-            time_control: args.tc,
-        },
+        overrides: args.run.overrides(),
         repo: args.repo,
         base,
         dev,
-        out_dir: args.out,
-        quiet: args.quiet,
+        out_dir: args.run.out,
+        quiet: args.run.quiet,
         bench_only: args.bench_only,
     };
     let interrupt = super::install_interrupt_handler()?;
-    let quiet = args.quiet;
+    let quiet = args.run.quiet;
     let mut log = |line: &str| {
         if !quiet {
             eprintln!("{line}");

@@ -14,7 +14,6 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
 use karsinta_harness::ab::Side;
-use karsinta_harness::config::Overrides;
 use karsinta_harness::gate::{self, GateRequest, InconclusivePolicy, EXIT_SETUP};
 
 /// Flags of `karsinta gate`.
@@ -51,28 +50,12 @@ pub struct Args {
     /// Wall-clock budget of the match in minutes.
     #[arg(long, value_name = "MINUTES")]
     pub max_minutes: Option<f64>,
-    /// Game budget (overrides the config's cap).
-    #[arg(long)]
-    pub games: Option<u64>,
-    /// Games played at once.
-    #[arg(long, short = 'j')]
-    pub concurrency: Option<usize>,
-    /// Seed of the opening order.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Time control: nodes=N, depth=N, movetime=S, BASE+INC, MOVES/BASE+INC.
-    #[arg(long, value_name = "TC")]
-    pub tc: Option<String>,
-    /// Run folder (default: results/<config name>-<UTC time>).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: super::RunFlags,
     /// Markdown report (default: gate.md in the run folder). It is also
     /// appended to $GITHUB_STEP_SUMMARY when that is set.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// No progress output.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
 }
 
 fn setup_error(message: &str, markdown: Option<&std::path::Path>) -> ExitCode {
@@ -110,19 +93,14 @@ pub fn run(args: Args) -> ExitCode {
     };
     let req = GateRequest {
         config,
-        overrides: Overrides {
-            games: args.games,
-            concurrency: args.concurrency,
-            seed: args.seed,
-            time_control: args.tc,
-        },
+        overrides: args.run.overrides(),
         repo: args.repo,
         baseline,
         candidate,
         inconclusive: args.inconclusive,
         max_minutes: args.max_minutes,
-        out_dir: args.out,
-        quiet: args.quiet,
+        out_dir: args.run.out,
+        quiet: args.run.quiet,
         interrupt: None,
     };
     let interrupt = match super::install_interrupt_handler() {
@@ -138,7 +116,7 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("gate: interrupted (exit {})", super::EXIT_INTERRUPTED);
         ExitCode::from(super::EXIT_INTERRUPTED)
     };
-    let quiet = args.quiet;
+    let quiet = args.run.quiet;
     let mut log = |line: &str| {
         if !quiet {
             eprintln!("{line}");

@@ -9,8 +9,11 @@ pub mod openings;
 pub mod stats;
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+use karsinta_harness::config::Overrides;
 
 /// A mistake in the user's input (bad flag value, inconsistent options).
 /// `main` prints it as one line and exits with status 2, the same status clap
@@ -25,6 +28,42 @@ impl fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// The match flags `ab` and `gate` take, as `match` does (which declares
+/// its own: they conflict with `--resume` there).
+#[derive(clap::Args, Debug)]
+pub struct RunFlags {
+    /// Most games (overrides the config's cap).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Games played at once (default: number of cores).
+    #[arg(long, short = 'j')]
+    pub concurrency: Option<usize>,
+    /// Seed of the opening order.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Time control: nodes=N, depth=N, movetime=S, BASE+INC, MOVES/BASE+INC.
+    #[arg(long, value_name = "TC")]
+    pub tc: Option<String>,
+    /// Run folder (default: results/<config name>-<UTC time>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress output (CI).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+impl RunFlags {
+    /// The config keys these flags override.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            games: self.games,
+            concurrency: self.concurrency,
+            seed: self.seed,
+            time_control: self.tc.clone(),
+        }
+    }
+}
 
 /// Shorthand for returning a [`UsageError`] from a `run` function.
 pub fn usage<T>(message: impl Into<String>) -> anyhow::Result<T> {
