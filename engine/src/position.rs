@@ -106,6 +106,10 @@ pub struct Position {
     keys: Vec<u64>,
     /// Earlier boards, parallel to `keys`, for [`Position::unmake`].
     boards: Vec<Board>,
+    /// Indices into `keys` of the positions a null move was made from,
+    /// ascending. A repetition must not pass through a null move: the side
+    /// that passed did not really play.
+    nulls: Vec<usize>,
 }
 
 impl Default for Position {
@@ -116,7 +120,7 @@ impl Default for Position {
 
 impl PartialEq for Position {
     fn eq(&self, other: &Self) -> bool {
-        self.board == other.board && self.keys == other.keys
+        self.board == other.board && self.keys == other.keys && self.nulls == other.nulls
     }
 }
 
@@ -139,6 +143,7 @@ impl Position {
             board,
             keys: Vec::new(),
             boards: Vec::new(),
+            nulls: Vec::new(),
         }
     }
 
@@ -235,6 +240,7 @@ impl Position {
     pub fn make_null(&mut self) -> bool {
         match self.board.null_move() {
             Some(next) => {
+                self.nulls.push(self.keys.len());
                 self.push(next);
                 true
             }
@@ -248,6 +254,9 @@ impl Position {
         match self.boards.pop() {
             Some(prev) => {
                 self.keys.pop();
+                if self.nulls.last() == Some(&self.keys.len()) {
+                    self.nulls.pop();
+                }
                 self.board = prev;
                 true
             }
@@ -262,11 +271,17 @@ impl Position {
     }
 
     /// How many times the current position occurred earlier in the game. Only
-    /// positions since the last irreversible move can repeat, and only those
-    /// with the same side to move, so the scan is short.
+    /// positions since the last irreversible move or null move can repeat,
+    /// and only those with the same side to move, so the scan is short.
     pub fn repetition_count(&self) -> usize {
         let key = self.key();
-        let window = (self.board.halfmove_clock() as usize).min(self.keys.len());
+        let since_null = self.nulls.last().map_or(self.keys.len(), |&i| {
+            // The position the null move was made from is before it too.
+            self.keys.len() - i - 1
+        });
+        let window = (self.board.halfmove_clock() as usize)
+            .min(self.keys.len())
+            .min(since_null);
         self.keys[self.keys.len() - window..]
             .iter()
             .rev()

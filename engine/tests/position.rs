@@ -246,6 +246,26 @@ fn threefold_repetition() {
 }
 
 #[test]
+fn repetitions_do_not_pass_through_a_null_move() {
+    // Both sides pass once, black's knight goes out and back: the start
+    // position with white to move again, but only across null moves.
+    let mut pos = Position::startpos();
+    assert!(pos.make_null());
+    pos.play_uci("g8f6").unwrap();
+    assert!(pos.make_null());
+    pos.play_uci("f6g8").unwrap();
+    assert_eq!(pos.key(), Position::startpos().key());
+    assert_eq!(pos.repetition_count(), 0);
+    // Taking back the last null move restores the window before it.
+    assert!(pos.unmake() && pos.unmake());
+    pos.play_uci("g1f3").unwrap();
+    pos.play_uci("f6g8").unwrap();
+    pos.play_uci("f3g1").unwrap();
+    // Start board, black to move: first seen right after the first null move.
+    assert_eq!(pos.repetition_count(), 1);
+}
+
+#[test]
 fn repetition_counts_positions_after_a_double_push_when_en_passant_is_impossible() {
     // After 1.e4 e5 the e6 square is flagged but no capture is possible, so
     // the position equals the one after Nf3 Nf6 Ng1 Ng8 (FIDE).
