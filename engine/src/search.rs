@@ -113,40 +113,24 @@ pub struct SearchResult {
 
 /// Late-move reduction table in sixteenths of a ply, indexed by
 /// [depth in plies][move number], built from `lmr_base` and `lmr_divisor`.
-struct LmrTable {
-    key: (i32, i32),
-    table: Box<[[i32; 64]; 64]>,
-}
+struct LmrTable(Box<[[i32; 64]; 64]>);
 
 impl LmrTable {
     fn new(p: &SearchParams) -> Self {
-        let mut t = LmrTable {
-            key: (i32::MIN, 0),
-            table: Box::new([[0; 64]; 64]),
-        };
-        t.rebuild(p);
-        t
-    }
-
-    /// Recompute when the parameters it derives from changed.
-    fn rebuild(&mut self, p: &SearchParams) {
-        let key = (p.lmr_base, p.lmr_divisor);
-        if key == self.key {
-            return;
-        }
-        self.key = key;
+        let mut table = Box::new([[0; 64]; 64]);
         let base = p.lmr_base as f64 / 100.0;
         let div = p.lmr_divisor.max(1) as f64 / 100.0;
         for d in 1..64 {
             for m in 1..64 {
                 let r = base + (d as f64).ln() * (m as f64).ln() / div;
-                self.table[d][m] = (r * ONE_PLY as f64).max(0.0) as i32;
+                table[d][m] = (r * ONE_PLY as f64).max(0.0) as i32;
             }
         }
+        LmrTable(table)
     }
 
     fn get(&self, depth_plies: i32, move_number: usize) -> i32 {
-        self.table[depth_plies.clamp(0, 63) as usize][move_number.min(63)]
+        self.0[depth_plies.clamp(0, 63) as usize][move_number.min(63)]
     }
 }
 
@@ -183,8 +167,8 @@ impl Searcher {
         if params.eval != self.params.eval {
             self.tt.clear();
         }
+        self.lmr = LmrTable::new(&params.search);
         self.params = params;
-        self.lmr.rebuild(&self.params.search);
     }
 
     /// Resize the transposition table (clears it). If the memory is not
@@ -226,7 +210,6 @@ impl Searcher {
         stop: &AtomicBool,
         info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        self.lmr.rebuild(&self.params.search);
         self.tt.new_search();
         let start = limits.start.unwrap_or_else(Instant::now);
         let board = pos.board().clone();
