@@ -24,7 +24,7 @@ use cozy_chess::{Board, Color, Move, Piece, Rank};
 use crate::eval::evaluate;
 use crate::movepick::{is_quiet, legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
-use crate::position::repetition_key;
+use crate::position::{move_to_uci, repetition_key};
 use crate::see::{captured_piece, see_ge, PieceValues};
 use crate::timeman::{budget, TimeBudget};
 use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB, MATE, MATE_BOUND, MAX_PLY};
@@ -301,10 +301,6 @@ struct Worker<'a> {
     root_stm: Color,
 }
 
-fn uci(board: &Board, mv: Move) -> String {
-    cozy_chess::util::display_uci_move(board, mv).to_string()
-}
-
 fn is_mate_score(v: i32) -> bool {
     v.abs() >= MATE_BOUND
 }
@@ -378,7 +374,7 @@ impl Worker<'_> {
         // Replaced by depth 1's best move, which always completes.
         let mut best = root_moves[0];
         let mut best_score = 0;
-        result.best_move = Some(uci(board, best));
+        result.best_move = Some(move_to_uci(board, best));
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let timed = self.budget.soft_ms.is_some();
         for depth in 1..=max_depth {
@@ -399,7 +395,7 @@ impl Worker<'_> {
                     best = mv;
                     best_score = s;
                 }
-                let best_uci = uci(board, best);
+                let best_uci = move_to_uci(board, best);
                 if result.pv.first() != Some(&best_uci) {
                     result.pv = self.extract_pv(board, best, depth - 1);
                     result.ponder = result.pv.get(1).cloned();
@@ -415,7 +411,7 @@ impl Worker<'_> {
             self.prev_best = Some(best);
             best_score = score;
             let pv = self.extract_pv(board, best, depth);
-            result.best_move = Some(uci(board, best));
+            result.best_move = Some(move_to_uci(board, best));
             result.ponder = pv.get(1).cloned();
             result.score = Score::from_internal(score);
             result.depth = depth;
@@ -457,7 +453,7 @@ impl Worker<'_> {
 
     /// The principal variation: the root's best move, then TT moves.
     fn extract_pv(&self, board: &Board, first: Move, depth: i32) -> Vec<String> {
-        let mut pv = vec![uci(board, first)];
+        let mut pv = vec![move_to_uci(board, first)];
         let mut b = board.clone();
         b.play_unchecked(first);
         let mut seen = vec![board.hash(), b.hash()];
@@ -469,7 +465,7 @@ impl Worker<'_> {
             if !b.is_legal(mv) {
                 break;
             }
-            pv.push(uci(&b, mv));
+            pv.push(move_to_uci(&b, mv));
             b.play_unchecked(mv);
             if seen.contains(&b.hash()) {
                 break;
