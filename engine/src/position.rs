@@ -270,25 +270,12 @@ impl Position {
         self.boards.push(prev);
     }
 
-    /// How many times the current position occurred earlier in the game. Only
-    /// positions since the last irreversible move or null move can repeat,
-    /// and only those with the same side to move, so the scan is short.
+    /// How many times the current position occurred earlier in the game.
+    /// A repetition must not pass through a null move, so the scan starts
+    /// after the position the last null move was made from.
     pub fn repetition_count(&self) -> usize {
-        let key = self.key();
-        let since_null = self.nulls.last().map_or(self.keys.len(), |&i| {
-            // The position the null move was made from is before it too.
-            self.keys.len() - i - 1
-        });
-        let window = (self.board.halfmove_clock() as usize)
-            .min(self.keys.len())
-            .min(since_null);
-        self.keys[self.keys.len() - window..]
-            .iter()
-            .rev()
-            .skip(1)
-            .step_by(2)
-            .filter(|&&k| k == key)
-            .count()
+        let from = self.nulls.last().map_or(0, |&i| i + 1);
+        repetitions(&self.keys[from..], &self.board)
     }
 
     /// Whether the current position occurred at least `times` times before.
@@ -412,6 +399,22 @@ pub fn repetition_key(board: &Board) -> u64 {
             }
         }
     }
+}
+
+/// How many times `board` occurs in `earlier`, the repetition keys of the
+/// positions before it (oldest first, none from before a null move). Only
+/// positions since the last irreversible move, with the same side to move,
+/// can repeat, so the scan is short. Shared by the game and the search.
+pub fn repetitions(earlier: &[u64], board: &Board) -> usize {
+    let key = repetition_key(board);
+    let window = (board.halfmove_clock() as usize).min(earlier.len());
+    earlier[earlier.len() - window..]
+        .iter()
+        .rev()
+        .skip(1)
+        .step_by(2)
+        .filter(|&&k| k == key)
+        .count()
 }
 
 /// Whether a move of `board` is castling (cozy-chess: king takes own rook).
@@ -688,5 +691,19 @@ mod tests {
         assert!(pos.unmake());
         assert!(!pos.unmake());
         assert_eq!(pos, Position::startpos());
+    }
+
+    #[test]
+    fn repetitions_do_not_pass_through_a_null_move() {
+        // Knights out and back: the start position four plies later.
+        let mut pos = Position::startpos();
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+            pos.play_uci(m).unwrap();
+        }
+        let keys = pos.history();
+        assert!(repetitions(keys, pos.board()) > 0);
+        // The same keys with a null move made from the first position, as
+        // the search slices its path: crossing it is no repetition.
+        assert!(repetitions(&keys[1..], pos.board()) == 0);
     }
 }

