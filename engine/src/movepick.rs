@@ -166,11 +166,6 @@ impl Heuristics {
     }
 }
 
-/// Whether `mv` is neither a capture nor a promotion.
-pub fn is_quiet(board: &Board, mv: Move) -> bool {
-    mv.promotion.is_none() && captured_piece(board, mv).is_none()
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Stage {
     TtMove,

@@ -22,7 +22,7 @@ use std::time::Instant;
 use cozy_chess::{Board, Color, Move, Piece, Rank};
 
 use crate::eval::evaluate;
-use crate::movepick::{is_quiet, legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
+use crate::movepick::{legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
 use crate::position::{move_to_uci, repetition_key, repetitions};
 use crate::see::{captured_piece, see_ge, PieceValues};
@@ -929,7 +929,8 @@ impl Worker<'_> {
             if Some(mv) == excluded || (root && !self.root_allows(mv)) {
                 continue;
             }
-            let quiet = is_quiet(board, mv);
+            let capture = captured_piece(board, mv).is_some();
+            let quiet = !capture && mv.promotion.is_none();
             let mut child = board.clone();
             child.play_unchecked(mv);
             let gives_check = !child.checkers().is_empty();
@@ -940,7 +941,6 @@ impl Worker<'_> {
             }
             move_count += 1;
             let piece = board.piece_on(mv.from);
-            let capture = captured_piece(board, mv).is_some();
 
             // Step 7 (in the loop): late-move pruning, futility pruning and
             // SEE pruning, once a move has secured a non-losing score.
