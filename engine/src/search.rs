@@ -610,6 +610,16 @@ impl Worker<'_> {
         self.root_filter.is_empty() || self.root_filter.contains(&mv)
     }
 
+    /// Static eval of a node: none in check (`-INF`, no standing pat), else
+    /// the one cached in the TT entry, computed only without an entry.
+    fn static_eval(&self, board: &Board, in_check: bool, hit: Option<TtHit>) -> i32 {
+        if in_check {
+            -INF
+        } else {
+            hit.map_or_else(|| evaluate(board, self.ew), |h| h.eval)
+        }
+    }
+
     fn tt_probe(&self, key: u64, ply: usize) -> Option<TtHit> {
         if self.sp.tt {
             self.tt.probe(key, ply)
@@ -719,13 +729,7 @@ impl Worker<'_> {
             }
         }
 
-        let static_eval = if in_check {
-            -INF
-        } else if let Some(h) = hit {
-            h.eval
-        } else {
-            evaluate(board, self.ew)
-        };
+        let static_eval = self.static_eval(board, in_check, hit);
         // A TT score with a fitting bound is a better estimate than the eval.
         let eval = match hit {
             Some(h) if !in_check && !is_mate_score(h.score) => match h.bound {
@@ -1095,13 +1099,7 @@ impl Worker<'_> {
             // kept for safety): fail low with the static eval.
             return alpha;
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best_move.is_some() && pv_node {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = result_bound(best, beta, best_move.is_some() && pv_node);
         self.tt_store(key, best_move, best, static_eval, depth, bound, ply);
         best
     }
@@ -1164,13 +1162,7 @@ impl Worker<'_> {
                 return h.score;
             }
         }
-        let stand_pat = if in_check {
-            -INF
-        } else if let Some(h) = hit {
-            h.eval
-        } else {
-            evaluate(board, self.ew)
-        };
+        let stand_pat = self.static_eval(board, in_check, hit);
         let mut best = stand_pat;
         if !in_check {
             // Stand pat: the side to move may decline every capture.
@@ -1232,13 +1224,7 @@ impl Worker<'_> {
         if in_check && !any {
             return -MATE + ply as i32;
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best_move.is_some() && pv_node {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = result_bound(best, beta, best_move.is_some() && pv_node);
         self.tt_store(
             key,
             best_move,
@@ -1266,6 +1252,19 @@ pub fn insufficient_material(board: &Board) -> bool {
     }
     let minors = board.pieces(Piece::Knight) | board.pieces(Piece::Bishop);
     minors.len() <= 1
+}
+
+/// What a fail-soft result `best` proves for the stored bound: a fail high
+/// is a lower bound; otherwise exact when a move raised alpha at a PV node
+/// (`raised_pv`), else an upper bound.
+fn result_bound(best: i32, beta: i32, raised_pv: bool) -> Bound {
+    if best >= beta {
+        Bound::Lower
+    } else if raised_pv {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    }
 }
 
 /// Whether a stored bound decides the node for the window.
