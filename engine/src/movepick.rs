@@ -23,7 +23,7 @@ use crate::see::{captured_piece, see, PieceValues};
 use crate::tt::MAX_PLY;
 
 /// No chess position has more than 218 legal moves.
-pub const MAX_MOVES: usize = 218;
+const MAX_MOVES: usize = 218;
 
 const GOOD_CAPTURE: i32 = 2_000_000;
 const KILLER: i32 = 1_000_000;
@@ -31,8 +31,9 @@ const COUNTER: i32 = 900_000;
 const BAD_CAPTURE: i32 = -1_000_000;
 const UNDER_PROMOTION: i32 = -2_000_000;
 
-/// A fixed-capacity move list with a score per move (no allocation).
-pub struct MoveList {
+/// The picker's fixed-capacity move list with a score per move (no
+/// allocation).
+struct MoveList {
     moves: [Move; MAX_MOVES],
     scores: [i32; MAX_MOVES],
     len: usize,
@@ -45,42 +46,17 @@ const NULL_MOVE: Move = Move {
 };
 
 impl MoveList {
-    /// An empty list.
-    pub fn new() -> Self {
+    fn new() -> Self {
         MoveList {
             moves: [NULL_MOVE; MAX_MOVES],
             scores: [0; MAX_MOVES],
             len: 0,
         }
     }
-    /// Number of moves.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// Whether the list is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// The moves.
-    pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
-    }
     fn push(&mut self, mv: Move) {
         self.moves[self.len] = mv;
         self.len += 1;
     }
-}
-
-/// All legal moves of `board` in generation order.
-pub fn legal_moves(board: &Board) -> MoveList {
-    let mut list = MoveList::new();
-    board.generate_moves(|pm| {
-        for mv in pm {
-            list.push(mv);
-        }
-        false
-    });
-    list
 }
 
 /// Quiet-move ordering state kept between searches until `new_game`.
@@ -370,6 +346,7 @@ fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position::legal_moves;
 
     const V: PieceValues = [100, 300, 300, 500, 900, 20_000];
 
@@ -409,13 +386,13 @@ mod tests {
         for fen in FENS {
             let board: Board = fen.parse().unwrap();
             let legal = legal_moves(&board);
-            let tt = Some(legal.as_slice()[legal.len() / 2]);
+            let tt = Some(legal[legal.len() / 2]);
             for tt in [None, tt, Some("a1a1".parse().unwrap())] {
                 let mut got = all_picked(&board, tt, PickMode::All, &heur, &p);
                 if let Some(t) = tt.filter(|&t| board.is_legal(t)) {
                     assert_eq!(got[0], t);
                 }
-                let mut want = legal.as_slice().to_vec();
+                let mut want = legal.clone();
                 got.sort_by_key(|m| m.to_string());
                 want.sort_by_key(|m| m.to_string());
                 assert_eq!(got, want, "{fen}");

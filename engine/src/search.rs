@@ -22,9 +22,9 @@ use std::time::Instant;
 use cozy_chess::{Board, Color, Move, Piece, Rank};
 
 use crate::eval::evaluate;
-use crate::movepick::{legal_moves, Heuristics, MovePicker, OrderCtx, PickMode};
+use crate::movepick::{Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
-use crate::position::{move_to_uci, repetition_key, repetitions};
+use crate::position::{legal_moves, move_to_uci, repetition_key, repetitions};
 use crate::see::{captured_piece, see_ge, PieceValues};
 use crate::timeman::{budget, TimeBudget};
 use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB, MATE, MATE_BOUND, MAX_PLY};
@@ -343,7 +343,7 @@ impl Worker<'_> {
         limits: &Limits,
         info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let mut root_moves = legal_moves(board).as_slice().to_vec();
+        let mut root_moves = legal_moves(board);
         let wanted: Vec<Move> = root_moves
             .iter()
             .copied()
@@ -555,7 +555,7 @@ impl Worker<'_> {
         }
         let mut best = -INF;
         self.hashes.push(repetition_key(board));
-        for &mv in moves.as_slice() {
+        for mv in moves {
             if ply == 0 && !self.root_allows(mv) {
                 continue;
             }
