@@ -11,14 +11,11 @@ use cozy_chess::{
     Board, Color, Move, Piece, Square,
 };
 
+use crate::position::is_castling;
+
 /// Values of pawn, knight, bishop, rook, queen, king (king only needs to be
 /// larger than any exchange).
 pub type PieceValues = [i32; 6];
-
-/// Whether `mv` is cozy-chess castling (king takes own rook).
-pub fn is_castle(board: &Board, mv: Move) -> bool {
-    board.colors(board.side_to_move()).has(mv.to)
-}
 
 /// Whether `mv` is an en-passant capture.
 pub fn is_en_passant(board: &Board, mv: Move) -> bool {
@@ -52,7 +49,7 @@ fn attackers_to(board: &Board, sq: Square, occ: BitBoard) -> BitBoard {
 
 /// Exchange value of `mv` for the side to move, in the units of `values`.
 pub fn see(board: &Board, mv: Move, values: &PieceValues) -> i32 {
-    if is_castle(board, mv) {
+    if is_castling(board, mv) {
         return 0;
     }
     let Some(mover) = board.piece_on(mv.from) else {
