@@ -502,7 +502,10 @@ fn parse_move_text(text: &str) -> Option<Move> {
     })
 }
 
-fn insufficient_material(board: &Board) -> bool {
+/// Neither side can mate by any sequence of legal moves: no pawn, rook or
+/// queen, and at most one minor piece or only bishops all on one colour.
+/// The game's rule and the search's.
+pub fn insufficient_material(board: &Board) -> bool {
     let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
     if !heavy.is_empty() {
         return false;

@@ -24,7 +24,9 @@ use cozy_chess::{Board, Color, Move, Piece, Rank};
 use crate::eval::evaluate;
 use crate::movepick::{Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
-use crate::position::{legal_moves, move_to_uci, repetition_key, repetitions};
+use crate::position::{
+    insufficient_material, legal_moves, move_to_uci, repetition_key, repetitions,
+};
 use crate::see::{captured_piece, see_ge, PieceValues};
 use crate::timeman::{budget, TimeBudget};
 use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB, MATE, MATE_BOUND, MAX_PLY};
@@ -1244,16 +1246,6 @@ fn fifty_move_draw(board: &Board) -> bool {
     board.halfmove_clock() >= 100 && (board.checkers().is_empty() || board.generate_moves(|_| true))
 }
 
-/// Neither side can mate: bare kings, or a single minor piece.
-pub fn insufficient_material(board: &Board) -> bool {
-    let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
-    if !heavy.is_empty() {
-        return false;
-    }
-    let minors = board.pieces(Piece::Knight) | board.pieces(Piece::Bishop);
-    minors.len() <= 1
-}
-
 /// What a fail-soft result `best` proves for the stored bound: a fail high
 /// is a lower bound; otherwise exact when a move raised alpha at a PV node
 /// (`raised_pv`), else an upper bound.
@@ -1332,6 +1324,9 @@ mod tests {
             ("8/8/4kb2/8/8/3K4/8/8 w - - 0 1", true),
             ("8/8/4kb2/8/8/3KN3/8/8 w - - 0 1", false),
             ("8/8/4k3/8/8/3KP3/8/8 w - - 0 1", false),
+            // Bishops all on dark squares cannot mate either.
+            ("8/8/4kb2/8/8/3KB3/8/8 w - - 0 1", true),
+            ("8/8/4kb2/8/8/3K1B2/8/8 w - - 0 1", false),
         ] {
             let b: Board = fen.parse().unwrap();
             assert_eq!(insufficient_material(&b), draw, "{fen}");
