@@ -11,53 +11,38 @@ use std::time::Instant;
 use crate::bench::run_bench;
 use crate::Params;
 
-/// One row: a label and the `name: value` changes it applies.
-struct Variant {
-    label: &'static str,
-    changes: &'static [(&'static str, &'static str)],
-}
-
-const fn v(label: &'static str, changes: &'static [(&'static str, &'static str)]) -> Variant {
-    Variant { label, changes }
-}
-
-/// Every switchable technique, each turned off (or on, if off by default).
-const TECHNIQUES: &[Variant] = &[
-    v(
-        "search_algorithm=alphabeta",
-        &[("search_algorithm", "alphabeta")],
-    ),
-    v("search_algorithm=mtdf", &[("search_algorithm", "mtdf")]),
-    v("aspiration=false", &[("aspiration", "false")]),
-    v("tt=false", &[("tt", "false")]),
-    v("tt_cutoffs=false", &[("tt_cutoffs", "false")]),
-    v("etc=false", &[("etc", "false")]),
-    v("iid=false", &[("iid", "false")]),
-    v("null_move=false", &[("null_move", "false")]),
-    v("rfp=false", &[("rfp", "false")]),
-    v("razoring=false", &[("razoring", "false")]),
-    v("futility=false", &[("futility", "false")]),
-    v("lmp=false", &[("lmp", "false")]),
-    v("see_prune=false", &[("see_prune", "false")]),
-    v("lmr=false", &[("lmr", "false")]),
-    v("ext_check=0", &[("ext_check", "0")]),
-    v("ext_one_reply=0", &[("ext_one_reply", "0")]),
-    v("ext_pawn_seventh=0", &[("ext_pawn_seventh", "0")]),
-    v("ext_recapture=0", &[("ext_recapture", "0")]),
-    v("singular=false", &[("singular", "false")]),
-    v("capture_order=see", &[("capture_order", "see")]),
-    v("capture_order=mvv_lva", &[("capture_order", "mvv_lva")]),
-    v("killer_count=0", &[("killer_count", "0")]),
-    v("history=false", &[("history", "false")]),
-    v("countermove=false", &[("countermove", "false")]),
-    v("qs_checks=true", &[("qs_checks", "true")]),
-    v("qs_checks=false", &[("qs_checks", "false")]),
-    v("delta_pruning=false", &[("delta_pruning", "false")]),
-    v("qs_see_filter=false", &[("qs_see_filter", "false")]),
-    v(
-        "mate_distance_pruning=false",
-        &[("mate_distance_pruning", "false")],
-    ),
+/// Every switchable technique, each turned off (or on, if off by default),
+/// as the `name: value` change that its row applies.
+const TECHNIQUES: &[(&str, &str)] = &[
+    ("search_algorithm", "alphabeta"),
+    ("search_algorithm", "mtdf"),
+    ("aspiration", "false"),
+    ("tt", "false"),
+    ("tt_cutoffs", "false"),
+    ("etc", "false"),
+    ("iid", "false"),
+    ("null_move", "false"),
+    ("rfp", "false"),
+    ("razoring", "false"),
+    ("futility", "false"),
+    ("lmp", "false"),
+    ("see_prune", "false"),
+    ("lmr", "false"),
+    ("ext_check", "0"),
+    ("ext_one_reply", "0"),
+    ("ext_pawn_seventh", "0"),
+    ("ext_recapture", "0"),
+    ("singular", "false"),
+    ("capture_order", "see"),
+    ("capture_order", "mvv_lva"),
+    ("killer_count", "0"),
+    ("history", "false"),
+    ("countermove", "false"),
+    ("qs_checks", "true"),
+    ("qs_checks", "false"),
+    ("delta_pruning", "false"),
+    ("qs_see_filter", "false"),
+    ("mate_distance_pruning", "false"),
 ];
 
 /// Everything that prunes, reduces or extends, switched off: pure alpha-beta.
@@ -122,15 +107,15 @@ pub fn run(params: &Params, depth: i32, out: &mut dyn Write) {
         "technique", "nodes", "relative", "time_ms"
     );
     let reference = row(out, "reference (given parameters)", params, depth, None);
-    for t in TECHNIQUES {
-        let Some(p) = with(params, t.changes) else {
+    for &(name, value) in TECHNIQUES {
+        let Some(p) = with(params, &[(name, value)]) else {
             continue;
         };
         if p == *params {
             // Already the reference setting (e.g. the default-on variant).
             continue;
         }
-        row(out, t.label, &p, depth, Some(reference));
+        row(out, &format!("{name}={value}"), &p, depth, Some(reference));
     }
     let shallow = depth.min(MINIMAX_MAX_DEPTH);
     let _ = writeln!(out);
@@ -163,19 +148,13 @@ mod tests {
     fn every_variant_names_real_parameters() {
         let p = Params::default();
         for t in TECHNIQUES {
-            assert!(with(&p, t.changes).is_some(), "{}", t.label);
+            assert!(with(&p, &[*t]).is_some(), "{t:?}");
         }
         assert!(with(&p, PURE_ALPHA_BETA).is_some());
         // Every boolean search switch has a row.
         for s in crate::params::SearchParams::specs() {
             if s.kind == crate::params::ParamKind::Bool {
-                assert!(
-                    TECHNIQUES
-                        .iter()
-                        .any(|t| t.changes.iter().any(|(n, _)| *n == s.name)),
-                    "{}",
-                    s.name
-                );
+                assert!(TECHNIQUES.iter().any(|(n, _)| *n == s.name), "{}", s.name);
             }
         }
     }
