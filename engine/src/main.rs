@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use karsinta_engine::bench::{run_bench_with, DEFAULT_BENCH_DEPTH};
-use karsinta_engine::perft::perft_divide;
+use karsinta_engine::perft::{divide_total, perft_divide};
 use karsinta_engine::position::move_to_uci;
 use karsinta_engine::uci::{self, SharedWriter};
 use karsinta_engine::{Params, Position};
@@ -96,11 +96,7 @@ fn real_main() -> Result<()> {
             for (mv, n) in &divide {
                 writeln!(out, "{}: {n}", move_to_uci(pos.board(), *mv))?;
             }
-            let total: u64 = if depth == 0 {
-                1
-            } else {
-                divide.iter().map(|(_, n)| n).sum()
-            };
+            let total = divide_total(&divide, depth);
             writeln!(out, "{total} nodes {} nps", uci::nps(total, ms))?;
         }
         Some(Command::Ablate { depth }) => {

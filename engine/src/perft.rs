@@ -41,6 +41,16 @@ pub fn perft_divide(board: &Board, depth: u32) -> Vec<(Move, u64)> {
     perft_divide_until(board, depth, &never).unwrap_or_default()
 }
 
+/// Leaf count of a divide to `depth`: the sum of its subtrees, or 1 at
+/// depth 0 (the root alone; its divide is empty).
+pub fn divide_total(divide: &[(Move, u64)], depth: u32) -> u64 {
+    if depth == 0 {
+        1
+    } else {
+        divide.iter().map(|(_, n)| n).sum()
+    }
+}
+
 /// [`perft_divide`] that checks `stop` between root moves; `None` if stopped.
 pub fn perft_divide_until(
     board: &Board,

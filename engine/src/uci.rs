@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::perft::perft_divide_until;
+use crate::perft::{divide_total, perft_divide_until};
 use crate::position::{legal_moves, move_to_uci, parse_uci_move};
 use crate::search::{Limits, Score, SearchInfo, SearchResult, Searcher};
 pub use crate::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
@@ -466,11 +466,7 @@ fn run_perft(pos: &Position, depth: u32, stop: &AtomicBool, out: &SharedWriter) 
     for (mv, n) in &divide {
         out.line(&format!("{}: {n}", move_to_uci(pos.board(), *mv)));
     }
-    let total: u64 = if depth == 0 {
-        1
-    } else {
-        divide.iter().map(|(_, n)| n).sum()
-    };
+    let total = divide_total(&divide, depth);
     out.line("");
     out.line(&format!("Nodes searched: {total}"));
     let ms = start.elapsed().as_millis() as u64;
