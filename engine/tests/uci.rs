@@ -119,6 +119,18 @@ impl Session {
         self.expect(|l| l == "readyok").1
     }
 
+    /// The search of the last `go` is still running: `isready` is answered
+    /// and no `bestmove` comes until `stop`, whose move is returned.
+    fn stop_running_search(&mut self) -> String {
+        let before = self.sync();
+        assert!(
+            before.iter().all(|l| !l.starts_with("bestmove")),
+            "{before:?}"
+        );
+        self.send("stop");
+        self.bestmove()
+    }
+
     fn bestmove(&mut self) -> String {
         let (line, _) = self.expect(|l| l.starts_with("bestmove"));
         line.split_whitespace().nth(1).unwrap().to_string()
@@ -204,15 +216,20 @@ fn setoption_changes_only_valid_values() {
     assert_eq!(e.hash_mb(), 3);
 }
 
+/// The last `info depth` line among `before`.
+fn last_info(before: &[String]) -> Option<&String> {
+    before.iter().rev().find(|l| l.starts_with("info depth"))
+}
+
+/// The `nodes` field of an `info` line.
+fn nodes_of(info: &str) -> Option<&str> {
+    info.split_whitespace().skip_while(|t| *t != "nodes").nth(1)
+}
+
 /// The `nodes` of the last `info depth` line before `bestmove`.
 fn last_nodes(before: &[String]) -> u64 {
-    let info = before
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth"))
-        .expect("an info line");
-    let mut it = info.split_whitespace().skip_while(|t| *t != "nodes");
-    it.nth(1).unwrap().parse().unwrap()
+    let info = last_info(before).expect("an info line");
+    nodes_of(info).unwrap().parse().unwrap()
 }
 
 #[test]
@@ -250,11 +267,7 @@ fn go_searchmoves_and_mate() {
     s.send("position fen 7k/8/8/8/8/8/R7/1R4K1 w - - 0 1");
     s.send("go mate 2");
     let (_, before) = s.expect(|l| l.starts_with("bestmove"));
-    let last = before
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth"))
-        .unwrap();
+    let last = last_info(&before).unwrap();
     assert!(last.contains(" score mate 2 "), "{last}");
     s.finish();
 }
@@ -377,14 +390,7 @@ fn stop_and_isready_during_infinite_search() {
     let mut s = Session::new();
     s.send("position startpos moves e2e4");
     s.send("go infinite");
-    // isready is answered while the search runs, and no bestmove comes yet.
-    let before = s.sync();
-    assert!(
-        before.iter().all(|l| !l.starts_with("bestmove")),
-        "{before:?}"
-    );
-    s.send("stop");
-    let mv = s.bestmove();
+    let mv = s.stop_running_search();
     assert_legal(
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
         &mv,
@@ -454,13 +460,7 @@ fn bad_go_arguments_still_answer_bestmove() {
     assert_eq!(errors, 3, "{before:?}");
     // Nothing usable left: an infinite search, answered after stop.
     s.send("go depth banana");
-    let before = s.sync();
-    assert!(
-        before.iter().all(|l| !l.starts_with("bestmove")),
-        "{before:?}"
-    );
-    s.send("stop");
-    let mv = s.bestmove();
+    let mv = s.stop_running_search();
     assert_legal("startpos", &mv);
     s.finish();
 }
@@ -487,16 +487,8 @@ fn fixed_depth_and_node_searches_are_repeatable() {
         s.send(go);
         let (best, before) = s.expect(|l| l.starts_with("bestmove"));
         s.finish();
-        let last_info = before
-            .iter()
-            .rev()
-            .find(|l| l.starts_with("info depth"))
-            .cloned()
-            .unwrap_or_default();
-        let nodes = last_info
-            .split_whitespace()
-            .skip_while(|t| *t != "nodes")
-            .nth(1)
+        let nodes = last_info(&before)
+            .and_then(|l| nodes_of(l))
             .map(str::to_string);
         (best, nodes)
     };
