@@ -447,18 +447,8 @@ pub fn prepare_pair(
     second: (&str, &Side),
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Prepared, Prepared), AbError> {
-    let mut cfg = MatchConfig::load(config, overrides)?;
-    // `--games` is the budget even when the config caps the SPRT with
-    // `sprt.max_games` (which otherwise takes precedence over `games`).
-    if let (Some(g), Some(s)) = (overrides.games, &cfg.resolved.sprt) {
-        if s.max_games.is_some_and(|m| m != g) {
-            let mut raw = cfg.resolved.clone();
-            if let Some(s) = raw.sprt.as_mut() {
-                s.max_games = Some(g);
-            }
-            cfg = MatchConfig::resolve(raw, &cfg.path, &Overrides::default())?;
-        }
-    }
+    // `--games` replaces `sprt.max_games` too: `MatchConfig::resolve` sees to it.
+    let cfg = MatchConfig::load(config, overrides)?;
     let base_dir = cfg.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let settings = match &cfg.resolved.build {
         Some(raw) => BuildSettings::from_raw(raw, &base_dir).map_err(|e| ConfigError::Invalid {
