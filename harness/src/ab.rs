@@ -438,17 +438,15 @@ impl AbOutcome {
     }
 }
 
-/// Loads the config and its `build:` block, then prepares both sides.
+/// Prepares both sides as the config's `build:` block says and returns the
+/// config with its engines replaced by them.
 pub fn prepare_pair(
-    config: &Path,
-    overrides: &Overrides,
+    cfg: &MatchConfig,
     repo: &Path,
     first: (&str, &Side),
     second: (&str, &Side),
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Prepared, Prepared), AbError> {
-    // `--games` replaces `sprt.max_games` too: `MatchConfig::resolve` sees to it.
-    let cfg = MatchConfig::load(config, overrides)?;
     let base_dir = cfg.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let settings = match &cfg.resolved.build {
         Some(raw) => BuildSettings::from_raw(raw, &base_dir).map_err(|e| ConfigError::Invalid {
@@ -462,7 +460,7 @@ pub fn prepare_pair(
     let t = &cfg.resolved.engines;
     let a = preparer.prepare(first.0, first.1, &t[0], log)?;
     let b = preparer.prepare(second.0, second.1, &t[1], log)?;
-    let played = replace_engines(&cfg, &a.engine, &b.engine)?;
+    let played = replace_engines(cfg, &a.engine, &b.engine)?;
     Ok((played, a, b))
 }
 
@@ -475,14 +473,9 @@ pub fn run_ab(
     interrupt: Option<Arc<AtomicBool>>,
     log: &mut dyn FnMut(&str),
 ) -> Result<AbOutcome, AbError> {
-    let (config, dev, base) = prepare_pair(
-        &req.config,
-        &req.overrides,
-        &req.repo,
-        ("dev", &req.dev),
-        ("base", &req.base),
-        log,
-    )?;
+    let cfg = MatchConfig::load(&req.config, &req.overrides)?;
+    let (config, dev, base) =
+        prepare_pair(&cfg, &req.repo, ("dev", &req.dev), ("base", &req.base), log)?;
     let out_dir = req
         .out_dir
         .clone()
