@@ -201,7 +201,7 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
     let out_dir = req
         .out_dir
         .clone()
-        .unwrap_or_else(|| ab::default_out_dir(&config));
+        .unwrap_or_else(|| config.default_out_dir());
 
     // The time budget: a timer raises the stop flag unless the match ends first.
     let stop = Arc::new(AtomicBool::new(false));

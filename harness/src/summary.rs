@@ -23,6 +23,16 @@ pub struct Pairing {
     pub second: usize,
 }
 
+/// Two decimals, without the "-0.00" that rounding a tiny negative gives.
+pub fn two_decimals(x: f64) -> String {
+    let s = format!("{x:.2}");
+    if s == "-0.00" {
+        "0.00".to_string()
+    } else {
+        s
+    }
+}
+
 /// The pairings of a tournament over `n` engines.
 pub fn pairings(kind: TournamentKind, n: usize) -> Vec<Pairing> {
     match kind {
@@ -140,9 +150,7 @@ impl Tally {
         for (p, pt) in self.pairings.iter().zip(&self.per_pairing) {
             if p.first == 0 {
                 t.penta.merge(&pt.penta);
-                t.wdl.wins += pt.wdl.wins;
-                t.wdl.draws += pt.wdl.draws;
-                t.wdl.losses += pt.wdl.losses;
+                t.wdl.merge(&pt.wdl);
             }
         }
         t
@@ -263,7 +271,7 @@ fn ratings(names: &[String], t: &Tally) -> Vec<Rating> {
         if g == 0.0 {
             continue;
         }
-        let first_pts = pt.wdl.wins as f64 + 0.5 * pt.wdl.draws as f64;
+        let first_pts = pt.wdl.points();
         points[p.first] += first_pts;
         points[p.second] += g - first_pts;
         played[p.first] += pt.wdl.games();
