@@ -21,9 +21,8 @@ use thiserror::Error;
 use crate::build::{self, BenchSignature, Build, BuildCache, BuildError, BuildSettings};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawEngine, RawKind};
 use crate::engine::{check_player, EngineError};
-use crate::pgn::UtcTime;
 use crate::stats::{Pentanomial, Trinomial};
-use crate::summary::{SprtSummary, Summary};
+use crate::summary::{two_decimals, SprtSummary, Summary};
 use crate::timecontrol::TimeControl;
 use crate::tournament::{run_match, MatchError, RunOptions};
 
@@ -280,11 +279,6 @@ pub fn check_engines(cfg: &MatchConfig, roles: &[&str]) -> Result<(), AbError> {
     Ok(())
 }
 
-/// The default run folder: `results/<name>-<UTC time>`.
-pub fn default_out_dir(cfg: &MatchConfig) -> PathBuf {
-    PathBuf::from("results").join(format!("{}-{}", cfg.name, UtcTime::now().compact()))
-}
-
 /// The commit-message block:
 /// ```text
 /// Elo   | 4.21 +- 3.10 (95%)
@@ -313,8 +307,8 @@ pub fn result_block(
     let _ = writeln!(
         s,
         "Elo   | {} +- {} (95%)",
-        num(est.elo),
-        num(est.elo_error)
+        two_decimals(est.elo),
+        two_decimals(est.elo_error)
     );
     let label = if sprt.is_some() { "SPRT " } else { "TC   " };
     let _ = writeln!(s, "{label} | {}", conditions(tc, options));
@@ -322,11 +316,11 @@ pub fn result_block(
         let _ = writeln!(
             s,
             "LLR   | {} ({}, {}) [{}, {}]",
-            num(sp.llr),
-            num(sp.lower),
-            num(sp.upper),
-            num(sp.elo0),
-            num(sp.elo1)
+            two_decimals(sp.llr),
+            two_decimals(sp.lower),
+            two_decimals(sp.upper),
+            two_decimals(sp.elo0),
+            two_decimals(sp.elo1)
         );
     }
     let _ = writeln!(
@@ -344,16 +338,6 @@ pub fn result_block(
         p[0], p[1], p[2], p[3], p[4]
     );
     s
-}
-
-/// Two decimals, without the sign of a value that rounds to zero.
-fn num(x: f64) -> String {
-    let s = format!("{x:.2}");
-    if s == "-0.00" {
-        "0.00".into()
-    } else {
-        s
-    }
 }
 
 /// `8+0.08s Threads=1 Hash=16MB`: the time control (seconds marked) and the
@@ -438,27 +422,15 @@ impl AbOutcome {
     }
 }
 
-/// Loads the config and its `build:` block, then prepares both sides.
+/// Prepares both sides as the config's `build:` block says and returns the
+/// config with its engines replaced by them.
 pub fn prepare_pair(
-    config: &Path,
-    overrides: &Overrides,
+    cfg: &MatchConfig,
     repo: &Path,
     first: (&str, &Side),
     second: (&str, &Side),
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Prepared, Prepared), AbError> {
-    let mut cfg = MatchConfig::load(config, overrides)?;
-    // `--games` is the budget even when the config caps the SPRT with
-    // `sprt.max_games` (which otherwise takes precedence over `games`).
-    if let (Some(g), Some(s)) = (overrides.games, &cfg.resolved.sprt) {
-        if s.max_games.is_some_and(|m| m != g) {
-            let mut raw = cfg.resolved.clone();
-            if let Some(s) = raw.sprt.as_mut() {
-                s.max_games = Some(g);
-            }
-            cfg = MatchConfig::resolve(raw, &cfg.path, &Overrides::default())?;
-        }
-    }
     let base_dir = cfg.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let settings = match &cfg.resolved.build {
         Some(raw) => BuildSettings::from_raw(raw, &base_dir).map_err(|e| ConfigError::Invalid {
@@ -472,7 +444,7 @@ pub fn prepare_pair(
     let t = &cfg.resolved.engines;
     let a = preparer.prepare(first.0, first.1, &t[0], log)?;
     let b = preparer.prepare(second.0, second.1, &t[1], log)?;
-    let played = replace_engines(&cfg, &a.engine, &b.engine)?;
+    let played = replace_engines(cfg, &a.engine, &b.engine)?;
     Ok((played, a, b))
 }
 
@@ -485,18 +457,13 @@ pub fn run_ab(
     interrupt: Option<Arc<AtomicBool>>,
     log: &mut dyn FnMut(&str),
 ) -> Result<AbOutcome, AbError> {
-    let (config, dev, base) = prepare_pair(
-        &req.config,
-        &req.overrides,
-        &req.repo,
-        ("dev", &req.dev),
-        ("base", &req.base),
-        log,
-    )?;
+    let cfg = MatchConfig::load(&req.config, &req.overrides)?;
+    let (config, dev, base) =
+        prepare_pair(&cfg, &req.repo, ("dev", &req.dev), ("base", &req.base), log)?;
     let out_dir = req
         .out_dir
         .clone()
-        .unwrap_or_else(|| default_out_dir(&config));
+        .unwrap_or_else(|| config.default_out_dir());
     if req.bench_only {
         return Ok(AbOutcome {
             dev,
@@ -585,7 +552,11 @@ mod tests {
         assert_eq!(lines[2], "Games | N: 8 W: 3 L: 1 D: 4");
         assert_eq!(lines[3], "Penta | [0, 1, 1, 2, 0]");
         assert_eq!(
-            (num(-0.001), num(-0.006), num(2.0)),
+            (
+                two_decimals(-0.001),
+                two_decimals(-0.006),
+                two_decimals(2.0)
+            ),
             ("0.00".into(), "-0.01".into(), "2.00".into())
         );
         let movetime: TimeControl = "movetime=0.1".parse().unwrap();

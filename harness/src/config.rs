@@ -16,6 +16,7 @@ use thiserror::Error;
 use crate::engine::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
 use crate::game::{Adjudication, DrawAdjudication, GameSettings, ResignAdjudication};
 use crate::openings::{OpeningFormat, OpeningOrder};
+use crate::pgn::UtcTime;
 use crate::stats::{EloModel, SprtParams};
 use crate::timecontrol::TimeControl;
 
@@ -308,6 +309,11 @@ fn yaml_text(v: &serde_yaml::Value) -> Option<String> {
 }
 
 impl MatchConfig {
+    /// The run folder when none is given: `results/<name>-<UTC time>`.
+    pub fn default_out_dir(&self) -> PathBuf {
+        PathBuf::from("results").join(format!("{}-{}", self.name, UtcTime::now().compact()))
+    }
+
     /// Read, override and validate a config file.
     pub fn load(path: &Path, overrides: &Overrides) -> Result<MatchConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {

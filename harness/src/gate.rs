@@ -147,9 +147,9 @@ pub struct GateReport {
 
 /// Fills in the gate's defaults: the non-regression SPRT when the config
 /// has none.
-fn with_default_sprt(cfg: &MatchConfig) -> Result<MatchConfig, ConfigError> {
+fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
     if cfg.sprt.is_some() {
-        return Ok(cfg.clone());
+        return Ok(cfg);
     }
     let mut raw = cfg.resolved.clone();
     raw.sprt = Some(RawSprt {
@@ -165,10 +165,8 @@ fn with_default_sprt(cfg: &MatchConfig) -> Result<MatchConfig, ConfigError> {
 
 /// Runs the gate. `Err` is a setup error ([`EXIT_SETUP`]).
 pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateReport, AbError> {
-    let raw_gate = MatchConfig::load(&req.config, &req.overrides)?
-        .resolved
-        .gate
-        .unwrap_or_default();
+    let cfg = MatchConfig::load(&req.config, &req.overrides)?;
+    let raw_gate = cfg.resolved.gate.clone().unwrap_or_default();
     let policy = req
         .inconclusive
         .or(raw_gate.inconclusive)
@@ -185,14 +183,13 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
         }
     }
     let (config, candidate, baseline) = ab::prepare_pair(
-        &req.config,
-        &req.overrides,
+        &cfg,
         &req.repo,
         ("candidate", &req.candidate),
         ("baseline", &req.baseline),
         log,
     )?;
-    let config = with_default_sprt(&config)?;
+    let config = with_default_sprt(config)?;
     ab::check_engines(&config, &["candidate", "baseline"])?;
     if req
         .interrupt
@@ -204,7 +201,7 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
     let out_dir = req
         .out_dir
         .clone()
-        .unwrap_or_else(|| ab::default_out_dir(&config));
+        .unwrap_or_else(|| config.default_out_dir());
 
     // The time budget: a timer raises the stop flag unless the match ends first.
     let stop = Arc::new(AtomicBool::new(false));

@@ -14,13 +14,23 @@ use serde::Serialize;
 use crate::config::{MatchConfig, TournamentKind};
 use crate::game::Termination;
 use crate::ledger::PairEntry;
-use crate::stats::{Estimate, Pentanomial, SprtDecision, SprtParams, Trinomial};
+use crate::stats::{Estimate, Pentanomial, SprtDecision, SprtParams, SprtResult, Trinomial};
 
 /// Who plays whom: `first` is the point of view of the pairing's figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Pairing {
     pub first: usize,
     pub second: usize,
+}
+
+/// Two decimals, without the "-0.00" that rounding a tiny negative gives.
+pub fn two_decimals(x: f64) -> String {
+    let s = format!("{x:.2}");
+    if s == "-0.00" {
+        "0.00".to_string()
+    } else {
+        s
+    }
 }
 
 /// The pairings of a tournament over `n` engines.
@@ -94,9 +104,9 @@ pub struct Tally {
     pub pairings: Vec<Pairing>,
     pub per_pairing: Vec<PairingTally>,
     pub pairs: u64,
-    sprt: Option<SprtParams>,
-    /// Decision reached (the first time a bound was crossed).
-    pub decision: Option<SprtDecision>,
+    /// The SPRT and its test of the first pairing's counts, updated with
+    /// every pair until a bound is crossed (no pair is counted after that).
+    sprt: Option<(SprtParams, SprtResult)>,
 }
 
 impl Tally {
@@ -105,26 +115,28 @@ impl Tally {
             per_pairing: vec![PairingTally::default(); pairings.len()],
             pairings,
             pairs: 0,
-            sprt,
-            decision: None,
+            sprt: sprt.map(|s| (s, s.test_penta(&Pentanomial::default()))),
         }
+    }
+
+    /// The SPRT decision, once a bound has been crossed.
+    pub fn decision(&self) -> Option<SprtDecision> {
+        let (_, r) = self.sprt.as_ref()?;
+        (r.decision != SprtDecision::Continue).then_some(r.decision)
     }
 
     /// Count one finished pair; returns the SPRT decision once a bound is
     /// crossed (the LLR is updated pair by pair in finishing order).
     pub fn add(&mut self, e: &PairEntry) -> Option<SprtDecision> {
-        if self.decision.is_some() {
-            return self.decision;
+        if let Some(d) = self.decision() {
+            return Some(d);
         }
         self.per_pairing[e.pairing].add(e);
         self.pairs += 1;
-        if let Some(s) = &self.sprt {
-            let r = s.test_penta(&self.per_pairing[0].penta);
-            if r.decision != SprtDecision::Continue {
-                self.decision = Some(r.decision);
-            }
+        if let Some((s, r)) = &mut self.sprt {
+            *r = s.test_penta(&self.per_pairing[0].penta);
         }
-        self.decision
+        self.decision()
     }
 
     /// Games counted.
@@ -138,9 +150,7 @@ impl Tally {
         for (p, pt) in self.pairings.iter().zip(&self.per_pairing) {
             if p.first == 0 {
                 t.penta.merge(&pt.penta);
-                t.wdl.wins += pt.wdl.wins;
-                t.wdl.draws += pt.wdl.draws;
-                t.wdl.losses += pt.wdl.losses;
+                t.wdl.merge(&pt.wdl);
             }
         }
         t
@@ -150,9 +160,8 @@ impl Tally {
     /// [`Summary::status`]): undecided, a running test continues, an
     /// interrupted one is `interrupted`, any other is `inconclusive`.
     pub fn sprt(&self, status: &str) -> Option<SprtSummary> {
-        let s = self.sprt.as_ref()?;
-        let r = s.test_penta(&self.per_pairing[0].penta);
-        let decision = match (self.decision, status) {
+        let (s, r) = self.sprt.as_ref()?;
+        let decision = match (self.decision(), status) {
             (Some(d), _) => d.as_str(),
             (None, "running") => "continue",
             (None, "interrupted") => "interrupted",
@@ -262,7 +271,7 @@ fn ratings(names: &[String], t: &Tally) -> Vec<Rating> {
         if g == 0.0 {
             continue;
         }
-        let first_pts = pt.wdl.wins as f64 + 0.5 * pt.wdl.draws as f64;
+        let first_pts = pt.wdl.points();
         points[p.first] += first_pts;
         points[p.second] += g - first_pts;
         played[p.first] += pt.wdl.games();

@@ -479,7 +479,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let mut tally = Tally::new(schedule.pairings.clone(), cfg.sprt);
     let mut counted: HashSet<u64> = HashSet::new();
     for e in &done {
-        if tally.decision.is_some() {
+        if tally.decision().is_some() {
             break;
         }
         if e.pair < total_pairs && e.pairing < schedule.pairings.len() {
@@ -490,7 +490,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     if opts.resume {
         rewrite_pgn(&pgn_path, &counted)?;
     }
-    let pending: VecDeque<u64> = if tally.decision.is_some() {
+    let pending: VecDeque<u64> = if tally.decision().is_some() {
         VecDeque::new()
     } else {
         (0..total_pairs).filter(|p| !counted.contains(p)).collect()
@@ -571,7 +571,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             };
             // Checked before anything is written: a pair that arrives after
             // an interrupt may hold games its killed engines "lost".
-            if abort.load(Ordering::SeqCst) || tally.decision.is_some() || failure.is_some() {
+            if abort.load(Ordering::SeqCst) || tally.decision().is_some() || failure.is_some() {
                 continue; // draining abandoned work after a stop
             }
             let games = match result {
@@ -627,7 +627,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     }
 
     rewrite_pgn(&pgn_path, &counted)?;
-    let status = match tally.decision {
+    let status = match tally.decision() {
         Some(SprtDecision::H0 | SprtDecision::H1) => "stopped",
         _ if counted.len() as u64 >= total_pairs => "finished",
         _ if interrupted() => "interrupted",

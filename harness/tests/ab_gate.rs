@@ -11,10 +11,7 @@ use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::gate::InconclusivePolicy;
 
 mod common;
-use common::skip;
-
-const KARSINTA: &str = env!("CARGO_BIN_EXE_karsinta");
-const FAKE: &str = env!("CARGO_BIN_EXE_karsinta-fake-engine");
+use common::{skip, summary_json, FAKE, KARSINTA};
 
 fn have_git() -> bool {
     Command::new("git")
@@ -370,9 +367,7 @@ fn gate_fails_a_much_weaker_candidate() {
         cand.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(f.path("run/summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_json(&f.path("run"));
     assert_eq!(summary["sprt"]["decision"], "H0");
     assert!(
         summary["games"].as_u64().unwrap() < 200,
@@ -722,9 +717,7 @@ fn gate_without_sprt_block_uses_the_default_non_regression_bounds() {
     let p = p.to_str().unwrap();
     let o = f.gate(&["--baseline-params", p, "--candidate-params", p]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(f.path("run/summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_json(&f.path("run"));
     assert_eq!(summary["sprt"]["elo0"], -5.0);
     assert_eq!(summary["sprt"]["elo1"], 0.0);
     assert_eq!(summary["sprt"]["model"], "normalized");
@@ -751,9 +744,7 @@ fn gate_time_budget_ends_the_match_inconclusive() {
         "0.01",
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(f.path("run/summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_json(&f.path("run"));
     assert!(summary["games"].as_u64().unwrap() < 1000);
     assert_eq!(summary["sprt"]["decision"], "inconclusive");
     let o = f.gate(&[
@@ -780,9 +771,7 @@ fn games_flag_is_the_budget_even_with_sprt_max_games() {
         "4",
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(f.path("run/summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_json(&f.path("run"));
     assert_eq!(summary["games"], 4);
     assert_eq!(summary["max_games"], 4);
 }

@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::engine::PlayerKind;
-use karsinta_harness::pgn::UtcTime;
 use karsinta_harness::tournament::{run_match, RunOptions};
 
 use super::usage;
@@ -76,9 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let path = args.config.as_ref().expect("clap requires CONFIG");
             let cfg = MatchConfig::load(path, &overrides)
                 .map_err(|e| super::UsageError(e.to_string()))?;
-            let out = args.out.clone().unwrap_or_else(|| {
-                PathBuf::from("results").join(format!("{}-{}", cfg.name, UtcTime::now().compact()))
-            });
+            let out = args.out.clone().unwrap_or_else(|| cfg.default_out_dir());
             (cfg, out, false)
         }
     };

@@ -12,6 +12,7 @@ use std::str::FromStr;
 use karsinta_harness::stats::{
     expected_games_checked, EloModel, Estimate, Pentanomial, SprtParams, SprtResult, Trinomial,
 };
+use karsinta_harness::summary::two_decimals;
 use serde::Serialize;
 
 use super::{usage, UsageError};
@@ -253,16 +254,6 @@ fn parse_counts<const N: usize>(s: &str, flag: &str, shape: &str) -> anyhow::Res
     Ok(out)
 }
 
-/// Two decimals, without the "-0.00" that rounding a tiny negative gives.
-fn f2(x: f64) -> String {
-    let s = format!("{x:.2}");
-    if s == "-0.00" {
-        "0.00".to_string()
-    } else {
-        s
-    }
-}
-
 /// The readable summary, in the layout of a commit message's result block.
 fn summary(r: &Report) -> String {
     let e = &r.estimate;
@@ -287,12 +278,16 @@ fn summary(r: &Report) -> String {
     );
     out += &format!(
         "Elo   | {} +- {} (95%) [{}, {}]\n",
-        f2(e.elo),
-        f2(e.elo_error),
-        f2(e.elo_low),
-        f2(e.elo_high)
+        two_decimals(e.elo),
+        two_decimals(e.elo_error),
+        two_decimals(e.elo_low),
+        two_decimals(e.elo_high)
     );
-    out += &format!("nElo  | {} +- {} (95%)\n", f2(e.nelo), f2(e.nelo_error));
+    out += &format!(
+        "nElo  | {} +- {} (95%)\n",
+        two_decimals(e.nelo),
+        two_decimals(e.nelo_error)
+    );
     out += &format!("LOS   | {:.2}%\n", 100.0 * e.los);
     if let Some(s) = &r.sprt {
         let verdict = match s.decision {
@@ -302,7 +297,7 @@ fn summary(r: &Report) -> String {
         };
         out += &format!(
             "LLR   | {} ({:.2}, {:.2}) [{:.2}, {:.2}] {} -> {verdict}\n",
-            f2(s.llr),
+            two_decimals(s.llr),
             s.llr_lower,
             s.llr_upper,
             s.elo0,

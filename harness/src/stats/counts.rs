@@ -175,6 +175,13 @@ impl Trinomial {
         self.wins as f64 + 0.5 * self.draws as f64
     }
 
+    /// Adds all counts of `other`.
+    pub fn merge(&mut self, other: &Trinomial) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+    }
+
     /// Fraction of drawn games (0 when no game was played).
     pub fn draw_ratio(&self) -> f64 {
         match self.games() {
