@@ -154,11 +154,6 @@ impl TimeControl {
             TimeControl::Clock { .. } => self.to_string(),
         }
     }
-
-    /// Whether this control uses the harness's chess clock.
-    pub fn is_clock(&self) -> bool {
-        matches!(self, TimeControl::Clock { .. })
-    }
 }
 
 /// Both sides' clocks during one game (only used for [`TimeControl::Clock`]).
