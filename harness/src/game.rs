@@ -40,7 +40,7 @@ impl GameResult {
         }
     }
 
-    /// The side that lost (`Color::White` when black won), if any.
+    /// The result when `c` wins.
     fn win_for(c: Color) -> GameResult {
         match c {
             Color::White => GameResult::WhiteWins,
@@ -587,6 +587,8 @@ pub fn play_game(
     let mut clock = GameClock::new(settings.tc);
     let mut adj = AdjudicationState::default();
     let mut engine_plies = 0u32;
+    // How the last ply ended the game, if it did: one rules check per ply.
+    let mut ended = board.rules_outcome();
     let end = loop {
         if abort.load(Ordering::Relaxed) {
             for p in players.iter_mut() {
@@ -594,7 +596,7 @@ pub fn play_game(
             }
             return Err(GameError::Aborted);
         }
-        if let Some(end) = board.rules_outcome() {
+        if let Some(end) = ended {
             break end;
         }
         if let Some(m) = settings.adjudication.max_moves {
@@ -648,12 +650,9 @@ pub fn play_game(
         engine_plies += 1;
         // The rules come first: a move that mates, stalemates or completes a
         // draw by rule is never adjudicated into another result or reason.
-        if let Some(end) = board.rules_outcome() {
-            break end;
-        }
-        if let Some(end) = adj.update(&settings.adjudication, side, fullmove, reply.score) {
-            break end;
-        }
+        ended = board
+            .rules_outcome()
+            .or_else(|| adj.update(&settings.adjudication, side, fullmove, reply.score));
     };
     for p in players.iter_mut() {
         p.game_over();

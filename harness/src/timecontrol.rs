@@ -106,8 +106,9 @@ impl FromStr for TimeControl {
     }
 }
 
-fn fmt_secs(d: Duration) -> String {
-    // Shortest form that round-trips: `8`, `0.08`, `0.1`.
+/// `d` in seconds, the shortest form that round-trips (`8`, `0.08`, `0.1`):
+/// for the text form and for xboard's `level` increment.
+pub(crate) fn fmt_secs(d: Duration) -> String {
     let ms = d.as_millis();
     if d.as_nanos().is_multiple_of(1_000_000) {
         if ms.is_multiple_of(1000) {
@@ -152,11 +153,6 @@ impl TimeControl {
             TimeControl::MoveTime(t) => format!("1/{}", fmt_secs(*t)),
             TimeControl::Clock { .. } => self.to_string(),
         }
-    }
-
-    /// Whether this control uses the harness's chess clock.
-    pub fn is_clock(&self) -> bool {
-        matches!(self, TimeControl::Clock { .. })
     }
 }
 
@@ -309,6 +305,16 @@ mod tests {
             "40/60+0.6".parse::<TimeControl>().unwrap().pgn_tag(),
             "40/60+0.6"
         );
+    }
+
+    #[test]
+    fn seconds_are_short() {
+        let mut s = String::new();
+        for ms in [0, 2000, 80, 1500] {
+            s.push_str(&fmt_secs(Duration::from_millis(ms)));
+            s.push(' ');
+        }
+        assert_eq!(s, "0 2 0.08 1.5 ");
     }
 
     #[test]

@@ -77,11 +77,6 @@ impl InProcessPlayer {
         })
     }
 
-    /// The parameter set this player searches with.
-    pub fn params(&self) -> &Params {
-        &self.params
-    }
-
     fn make_searcher(&self) -> Searcher {
         let mut searcher = Searcher::new(self.params.clone());
         // The UCI front end's default, so both paths search alike.

@@ -49,6 +49,7 @@ use shakmaty::{
 use super::process::{EngineProcess, ReadError};
 use super::uci::{is_null_move, no_move, normalize_move, truncate, InfoSummary};
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
+use crate::timecontrol::fmt_secs;
 
 /// How long an engine may stay silent before we take it for protocol 1.
 const FEATURE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -761,7 +762,7 @@ fn write_level(out: &mut String, movestogo: Option<u32>, base: Duration, inc: Du
             secs % 60
         )
     };
-    write_seconds(out, inc);
+    out.push_str(&fmt_secs(inc));
     out.push('\n');
 }
 
@@ -895,17 +896,6 @@ fn rejected_command(line: &str) -> Option<&str> {
 /// Whether a move time can be sent as `st` (whole, nonzero seconds).
 fn whole_seconds(t: &Duration) -> bool {
     !t.is_zero() && t.as_millis().is_multiple_of(1000)
-}
-
-/// `d` in seconds, as few digits as needed (`0`, `2`, `0.08`).
-fn write_seconds(out: &mut String, d: Duration) {
-    let ms = d.as_millis();
-    let _ = if ms.is_multiple_of(1000) {
-        write!(out, "{}", ms / 1000)
-    } else {
-        let text = format!("{}.{:03}", ms / 1000, ms % 1000);
-        write!(out, "{}", text.trim_end_matches('0'))
-    };
 }
 
 /// `key=value` pairs of a `feature` line; values may be double-quoted.
@@ -1106,16 +1096,6 @@ mod tests {
         // An en-passant square no pawn can use needs no step.
         let (_, step) = edit_setup(&chess("4k3/8/8/3p4/8/8/8/4K3 w - d6 0 2")).unwrap();
         assert!(step.is_none());
-    }
-
-    #[test]
-    fn seconds_are_short() {
-        let mut s = String::new();
-        for ms in [0, 2000, 80, 1500] {
-            write_seconds(&mut s, Duration::from_millis(ms));
-            s.push(' ');
-        }
-        assert_eq!(s, "0 2 0.08 1.5 ");
     }
 
     fn player(features: Features) -> XboardPlayer {
