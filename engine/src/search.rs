@@ -1097,8 +1097,8 @@ impl Worker<'_> {
             };
         }
         if searched == 0 {
-            // Everything was pruned (cannot happen with a searched first move,
-            // kept for safety): fail low with the static eval.
+            // Every pruning rule needs a searched move first, so this is
+            // unreachable; if a future rule prunes everything, fail low.
             return alpha;
         }
         let bound = result_bound(best, beta, best_move.is_some() && pv_node);
