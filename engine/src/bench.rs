@@ -6,7 +6,8 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use crate::search::{Limits, Searcher};
+use crate::search::Searcher;
+use crate::types::Limits;
 use crate::{Params, Position};
 
 /// Default search depth of `karsinta-engine bench`.

@@ -20,7 +20,7 @@ use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
 use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, PieceValues};
-use crate::tt::MAX_PLY;
+use crate::types::MAX_PLY;
 
 /// No chess position has more than 218 legal moves.
 const MAX_MOVES: usize = 218;

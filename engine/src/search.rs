@@ -29,62 +29,9 @@ use crate::position::{
 };
 use crate::see::{captured_piece, see_ge, PieceValues};
 use crate::timeman::{budget, TimeBudget};
-use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB, MATE, MATE_BOUND, MAX_PLY};
+use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB};
+use crate::types::{Limits, Score, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, ONE_PLY};
 use crate::{Params, Position};
-
-/// One ply in depth units: depths are in sixteenths of a ply.
-pub const ONE_PLY: i32 = 16;
-/// Larger than any score.
-pub const INF: i32 = 32_000;
-/// Deepest iteration.
-pub const MAX_DEPTH: i32 = 100;
-
-/// Limits of one search, as the UCI `go` command gives them. All optional;
-/// none set means infinite (until stopped). Whatever the limits, depth 1 is
-/// always completed, so the move returned has been searched.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Limits {
-    pub depth: Option<i32>,
-    pub nodes: Option<u64>,
-    pub movetime_ms: Option<u64>,
-    pub wtime_ms: Option<u64>,
-    pub btime_ms: Option<u64>,
-    pub winc_ms: Option<u64>,
-    pub binc_ms: Option<u64>,
-    pub movestogo: Option<u32>,
-    pub infinite: bool,
-    /// Stop once a mate in at most this many moves is found (`go mate N`).
-    pub mate: Option<i32>,
-    /// Search only these root moves (`go searchmoves`); empty means all.
-    /// Moves that are not legal are ignored; if none is, all are searched.
-    pub searchmoves: Vec<Move>,
-    /// When the request arrived (the UCI `go`): the time limits count from
-    /// here, so work done before the search starts is charged to it. `None`
-    /// counts from the call to [`Searcher::search`].
-    pub start: Option<Instant>,
-}
-
-/// A search score from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns.
-    Cp(i32),
-    /// Mate in N moves (not plies); negative when the side to move is mated.
-    Mate(i32),
-}
-
-impl Score {
-    /// Convert an internal score (mates as `MATE - plies`).
-    pub fn from_internal(v: i32) -> Score {
-        if v >= MATE_BOUND {
-            Score::Mate((MATE - v + 1) / 2)
-        } else if v <= -MATE_BOUND {
-            Score::Mate(-(MATE + v) / 2)
-        } else {
-            Score::Cp(v)
-        }
-    }
-}
 
 /// One `info` line's worth of progress.
 #[derive(Clone, Debug)]

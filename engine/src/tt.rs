@@ -16,14 +16,8 @@ use std::collections::TryReserveError;
 
 use cozy_chess::{Move, Piece, Square};
 
-use crate::search::ONE_PLY;
+use crate::types::{MATE_BOUND, ONE_PLY};
 
-/// Scores at or beyond this magnitude are mates (see [`crate::search`]).
-pub const MATE: i32 = 31_000;
-/// Longest search path; scores within this many plies of `MATE` are mates.
-pub const MAX_PLY: usize = 128;
-/// Lowest magnitude of a mate score.
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 /// Default table size (MiB), the UCI `Hash` option's default.
 pub const HASH_DEFAULT_MB: usize = 16;
 /// Smallest `Hash` (MiB).
@@ -274,6 +268,7 @@ impl TransTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::MATE;
 
     #[test]
     fn move_packing_round_trips() {

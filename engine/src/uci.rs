@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 
 use crate::perft::{divide_total, perft_divide_until};
 use crate::position::{legal_moves, move_to_uci, parse_uci_move};
-use crate::search::{Limits, Score, SearchInfo, SearchResult, Searcher};
+use crate::search::{SearchInfo, SearchResult, Searcher};
 pub use crate::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
+use crate::types::{Limits, Score};
 use crate::{Params, Position};
 
 /// Engine name as reported by `uci`.

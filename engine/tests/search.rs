@@ -9,8 +9,9 @@ use cozy_chess::Board;
 use karsinta_engine::ablate::PURE_ALPHA_BETA;
 use karsinta_engine::eval::evaluate;
 use karsinta_engine::params::{ParamKind, SearchParams};
-use karsinta_engine::search::{Limits, Score, SearchResult, Searcher};
+use karsinta_engine::search::{SearchResult, Searcher};
 use karsinta_engine::timeman::budget;
+use karsinta_engine::{Limits, Score};
 use karsinta_engine::{Params, Position};
 
 fn search_with(params: &Params, fen: &str, limits: &Limits) -> SearchResult {

@@ -1,7 +1,7 @@
 //! A/B tests between two versions of an engine (`karsinta ab`), and the
 //! pieces `karsinta gate` shares with it.
 //!
-//! A version ("side") is a git revision built through [`crate::build`], a
+//! A version ("side") is a git revision built through [`crate::revision`], a
 //! ready binary, or a parameter file for the in-process engine. Each side
 //! replaces one engine of a match config (the first engine is dev or
 //! candidate, the second base or baseline, so every figure is from dev's
@@ -18,9 +18,9 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-use crate::build::{self, BenchSignature, Build, BuildCache, BuildError, BuildSettings};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawEngine, RawKind};
-use crate::engine::{check_player, EngineError};
+use crate::players::{check_player, EngineError};
+use crate::revision::{self, BenchSignature, Build, BuildCache, BuildError, BuildSettings};
 use crate::stats::{Pentanomial, Trinomial};
 use crate::summary::{two_decimals, SprtSummary, Summary};
 use crate::timecontrol::TimeControl;
@@ -177,7 +177,7 @@ impl SidePreparer {
                 binary.display(),
                 bench_args.join(" ")
             ));
-            Some(build::run_bench(binary, &bench_args, dir, timeout).map_err(|e| e.to_string()))
+            Some(revision::run_bench(binary, &bench_args, dir, timeout).map_err(|e| e.to_string()))
         };
         let prepared = match side {
             Side::Rev(rev) => {
@@ -189,7 +189,7 @@ impl SidePreparer {
                 engine.dir = Some(b.dir.display().to_string());
                 let origin = format!(
                     "{rev} = commit {} ({})",
-                    build::short(&b.commit),
+                    revision::short(&b.commit),
                     if b.reused { "reused build" } else { "built" }
                 );
                 let bench = bench_binary(&b.binary, Some(&b.dir), log);

@@ -13,10 +13,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::engine::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
 use crate::game::{Adjudication, DrawAdjudication, GameSettings, ResignAdjudication};
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::pgn::UtcTime;
+use crate::players::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
 use crate::stats::{EloModel, SprtParams};
 use crate::timecontrol::TimeControl;
 
@@ -83,7 +83,7 @@ pub struct RawConfig {
     pub sprt: Option<RawSprt>,
     /// `karsinta ab` / `gate`: how revisions are built (unused by `match`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build: Option<crate::build::RawBuild>,
+    pub build: Option<crate::revision::RawBuild>,
     /// `karsinta gate`: budget and verdict settings (unused by `match`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<crate::gate::RawGate>,

@@ -16,7 +16,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use thiserror::Error;
 
-use crate::engine::{EngineError, EngineScore, MoveRequest, Player};
+use crate::players::{EngineError, EngineScore, MoveRequest, Player};
 use crate::timecontrol::{ClockVerdict, GameClock, TimeControl};
 
 /// Final result of a game.
@@ -663,7 +663,7 @@ pub fn play_game(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::engine::EngineMove;
+    use crate::players::EngineMove;
 
     /// A scripted player: plays its listed moves in order, then the first
     /// legal move; or fails as told.

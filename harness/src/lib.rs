@@ -1,14 +1,14 @@
 //! Karsinta harness library.
 pub mod ab;
-pub mod build;
 pub mod config;
-pub mod engine;
 pub mod game;
 pub mod gate;
 pub mod ledger;
 pub mod openings;
 pub mod openings_gen;
 pub mod pgn;
+pub mod players;
+pub mod revision;
 pub mod stats;
 pub mod summary;
 pub mod timecontrol;

@@ -11,8 +11,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
-use crate::engine::EngineScore;
 use crate::game::GameRecord;
+use crate::players::EngineScore;
 use crate::timecontrol::TimeControl;
 
 /// Tags that come from the match rather than the game.

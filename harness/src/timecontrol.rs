@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::engine::MoveLimit;
+use crate::players::MoveLimit;
 
 /// How each move of a game is limited.
 #[derive(Clone, Copy, Debug, PartialEq)]

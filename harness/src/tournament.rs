@@ -24,18 +24,18 @@ use indicatif::{ProgressBar, ProgressStyle};
 use thiserror::Error;
 
 use crate::config::{MatchConfig, OpeningsConfig};
-use crate::engine::{EngineError, Player, PlayerKind, PlayerSpec};
 use crate::game::{self, GameError, GameRecord, GameSettings};
 use crate::ledger::{GameEntry, Ledger, LedgerError, PairEntry};
 use crate::openings::{
     fingerprint, order_openings, parse_openings, LoadOptions, Opening, OpeningError, OpeningFormat,
 };
 use crate::pgn::{self, MatchTags, UtcTime};
+use crate::players::{EngineError, Player, PlayerKind, PlayerSpec};
 use crate::stats::SprtDecision;
 use crate::summary::{pairings, Pairing, Summary, Tally};
 
 /// Creates a player from its spec (the real one is
-/// [`crate::engine::start_player`]; tests substitute scripted players).
+/// [`crate::players::start_player`]; tests substitute scripted players).
 pub type PlayerFactory =
     Arc<dyn Fn(&PlayerSpec) -> Result<Box<dyn Player>, EngineError> + Send + Sync>;
 
@@ -48,7 +48,7 @@ pub struct RunOptions {
     pub resume: bool,
     /// No progress bar.
     pub quiet: bool,
-    /// `None`: [`crate::engine::start_player`].
+    /// `None`: [`crate::players::start_player`].
     pub factory: Option<PlayerFactory>,
     /// Set it to stop the run after the games in progress are abandoned
     /// (finished pairs stay recorded); the summary's status is `halted`.
@@ -257,7 +257,7 @@ fn check_setup(
             continue;
         }
         let fens = with_fen.iter().filter_map(|&i| openings[i].fen.as_deref());
-        match crate::engine::check_player_setup(spec, &limit, fens) {
+        match crate::players::check_player_setup(spec, &limit, fens) {
             Ok(bad) => {
                 if let Some((first, why)) = bad.first() {
                     let first = &openings[with_fen[*first]];
@@ -526,7 +526,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let factory: PlayerFactory = opts
         .factory
         .clone()
-        .unwrap_or_else(|| Arc::new(crate::engine::start_player));
+        .unwrap_or_else(|| Arc::new(crate::players::start_player));
     let workers = cfg.concurrency.min(pending.len());
     let queue = Mutex::new(pending);
     let date = UtcTime::now().pgn_date();

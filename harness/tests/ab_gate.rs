@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use karsinta_harness::build::{self, BuildCache, BuildError, BuildSettings, Checkout};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::gate::InconclusivePolicy;
+use karsinta_harness::revision::{self, BuildCache, BuildError, BuildSettings, Checkout};
 
 mod common;
 use common::{skip, summary_json, FAKE, KARSINTA};
@@ -117,9 +117,9 @@ fn builds_are_cached_by_commit_and_unfinished_ones_redone() {
     assert_eq!(builds_logged(&cache), 2);
     let s = c.settings();
     let sig_new =
-        build::run_bench(&b.binary, &s.bench_args, Some(&b.dir), s.bench_timeout).unwrap();
+        revision::run_bench(&b.binary, &s.bench_args, Some(&b.dir), s.bench_timeout).unwrap();
     let sig_old =
-        build::run_bench(&old.binary, &s.bench_args, Some(&old.dir), s.bench_timeout).unwrap();
+        revision::run_bench(&old.binary, &s.bench_args, Some(&old.dir), s.bench_timeout).unwrap();
     assert_eq!((sig_new.nodes, sig_new.nps), (2000, 777));
     assert_eq!(sig_old.nodes, 1000);
 
@@ -237,8 +237,8 @@ fn shipped_ab_and_gate_configs_are_complete() {
         let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
         let raw = cfg.resolved.build.clone().expect("a build: block");
         let s = BuildSettings::from_raw(&raw, &dir).unwrap();
-        assert_eq!(s.command, build::DEFAULT_BUILD_COMMAND, "{name}");
-        assert_eq!(s.binary, PathBuf::from(build::DEFAULT_BINARY), "{name}");
+        assert_eq!(s.command, revision::DEFAULT_BUILD_COMMAND, "{name}");
+        assert_eq!(s.binary, PathBuf::from(revision::DEFAULT_BINARY), "{name}");
         assert!(cfg.sprt.is_some() && cfg.openings.is_some(), "{name}");
         assert_eq!(
             cfg.engines.len(),

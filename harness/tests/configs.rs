@@ -44,7 +44,7 @@ fn default_config_is_an_inprocess_sprt() {
     assert!(cfg
         .engines
         .iter()
-        .all(|e| matches!(e.kind, karsinta_harness::engine::PlayerKind::InProcess(_))));
+        .all(|e| matches!(e.kind, karsinta_harness::players::PlayerKind::InProcess(_))));
     assert_ne!(
         cfg.engines[0].kind, cfg.engines[1].kind,
         "the two parameter sets must differ"

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use karsinta_harness::engine::{
+use karsinta_harness::players::{
     kill_all_children, live_children, EngineError, MoveLimit, MoveRequest, Player, PlayerKind,
     PlayerSpec, UciPlayer,
 };

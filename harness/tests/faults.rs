@@ -80,7 +80,7 @@ fn every_fault_is_a_result() {
             assert_eq!(t, tag, "{what}: {reason}");
         }
         assert_eq!(
-            karsinta_harness::engine::live_children(),
+            karsinta_harness::players::live_children(),
             0,
             "{what}: engines left running"
         );

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use karsinta_harness::engine::{
+use karsinta_harness::players::{
     check_player_limit, start_player, EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest,
     Player, PlayerKind, PlayerSpec, UciPlayer, XboardPlayer,
 };
@@ -957,7 +957,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 #[test]
 #[ignore = "benchmark; prints figures"]
 fn bench_players() {
-    use karsinta_harness::engine::cpu_usage;
+    use karsinta_harness::players::cpu_usage;
     use std::time::Instant;
     let plies = env_u64("KARSINTA_BENCH_PLIES", 400);
     let nodes = env_u64("KARSINTA_BENCH_NODES", 5000);

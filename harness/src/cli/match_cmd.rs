@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::engine::PlayerKind;
+use karsinta_harness::players::PlayerKind;
 use karsinta_harness::tournament::{run_match, RunOptions};
 
 use super::usage;

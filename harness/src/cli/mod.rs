@@ -84,10 +84,10 @@ pub fn install_interrupt_handler() -> anyhow::Result<Arc<AtomicBool>> {
     let raised = Arc::clone(&flag);
     ctrlc::set_handler(move || {
         if raised.swap(true, Ordering::SeqCst) {
-            karsinta_harness::engine::kill_all_children();
+            karsinta_harness::players::kill_all_children();
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
-        karsinta_harness::engine::kill_all_children();
+        karsinta_harness::players::kill_all_children();
         eprintln!("\ninterrupted: recording the finished game pairs (again to quit at once)");
     })
     .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
