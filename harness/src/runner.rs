@@ -157,7 +157,7 @@ pub enum RunnerError<E> {
 }
 
 enum Message {
-    Pair(FinishedPair),
+    Pair(Box<FinishedPair>),
     /// `engine` did not start: the job goes back to the queue.
     StartFailed {
         job: PairJob,
@@ -303,7 +303,7 @@ impl Worker<'_> {
                 Take::Done => break,
             };
             let msg = match self.play_pair(&job) {
-                Ok(games) => Message::Pair(FinishedPair { job, games }),
+                Ok(games) => Message::Pair(Box::new(FinishedPair { job, games })),
                 Err(PairFailure::Start(engine, error)) => {
                     // The engine is restarted from scratch next time.
                     if let Some(mut p) = self.players[engine].take() {
@@ -397,7 +397,7 @@ where
                 Message::Pair(p) => {
                     start_failures[p.job.first] = 0;
                     start_failures[p.job.second] = 0;
-                    match on_pair(p) {
+                    match on_pair(*p) {
                         Ok(Flow::Continue) => {}
                         Ok(Flow::Stop) => {
                             ended = Ended::Stopped;
