@@ -33,15 +33,44 @@ const EXIT_USAGE: u8 = 2;
 /// Exit status for any other failure.
 const EXIT_FAILURE: u8 = 1;
 
+/// The error and its causes, `: `-separated, leaving out a cause whose text
+/// the message already contains (many errors print their source inline).
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => err.exit(), // --help, --version
         Err(err) => {
-            // clap's message is several lines; its first names the problem.
+            // clap's message: the problem, the missing arguments if any, then
+            // usage and a --help tip; keep what comes before the usage.
             let text = err.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{first} (see --help)");
+            let lines: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            // One line: the problem and, for missing ones, their names.
+            let message = if lines.is_empty() {
+                "error: invalid arguments".to_string()
+            } else {
+                lines.join(" ")
+            };
+            eprintln!("{message} (see --help)");
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -56,7 +85,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", error_chain(&err));
             if err.downcast_ref::<cli::UsageError>().is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {

@@ -12,10 +12,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::players::PlayerKind;
-use karsinta_harness::tournament::{run_match, RunOptions};
+use karsinta_harness::tournament::{claim_new_run_dir, remove_if_empty, run_match, RunOptions};
 
 use super::usage;
 
@@ -69,22 +68,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             let cfg = MatchConfig::load(&path, &overrides)
                 .map_err(|e| super::UsageError(e.to_string()))?;
-            (cfg, dir.clone(), true)
+            (cfg, Some(dir.clone()), true)
         }
         None => {
             let path = args.config.as_ref().expect("clap requires CONFIG");
             let cfg = MatchConfig::load(path, &overrides)
                 .map_err(|e| super::UsageError(e.to_string()))?;
-            let out = args.out.clone().unwrap_or_else(|| cfg.default_out_dir());
-            (cfg, out, false)
+            (cfg, args.out.clone(), false)
         }
     };
-    if !resume && std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0) {
-        return usage(format!(
-            "{} already holds a run; continue it with --resume or choose another --out",
-            out_dir.display()
-        ));
-    }
     for (i, e) in cfg.engines.iter().enumerate() {
         if !matches!(e.kind, PlayerKind::InProcess(_)) && !e.cmd.is_file() {
             return usage(format!(
@@ -94,6 +86,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ));
         }
     }
+    // The default folder is claimed here (atomically, never shared); a
+    // given one is checked by the runner (missing, empty or resumable).
+    let (out_dir, claimed) = match out_dir {
+        Some(d) => (d, false),
+        None => (
+            claim_new_run_dir(&cfg.default_out_dir())
+                .map_err(|e| super::UsageError(e.to_string()))?,
+            true,
+        ),
+    };
 
     let interrupt = super::install_interrupt_handler()?;
     if !args.quiet {
@@ -106,7 +108,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         interrupt: Some(interrupt),
         ..RunOptions::default()
     };
-    let summary = run_match(&cfg, &opts).with_context(|| format!("match {}", cfg.name))?;
+    let summary = match run_match(&cfg, &opts) {
+        Ok(s) => s,
+        Err(e) => {
+            if claimed {
+                remove_if_empty(&out_dir);
+            }
+            if e.is_setup() {
+                return usage(format!("match {}: {e}", cfg.name));
+            }
+            return Err(anyhow::Error::new(e).context(format!("match {}", cfg.name)));
+        }
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
