@@ -10,10 +10,11 @@
 //! handler and prints the result. An interrupted run exits with status 130
 //! after its summary is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::fastchess;
 use karsinta_harness::players::PlayerKind;
 use karsinta_harness::tournament::{run_match, RunOptions};
 
@@ -79,12 +80,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             (cfg, out, false)
         }
     };
-    if !resume && std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0) {
+    if resume {
+        check_engines(&cfg)?;
+    } else {
+        check_new_run(&cfg, &out_dir)?;
+    }
+    play(&cfg, &out_dir, resume, args.quiet, args.json)
+}
+
+/// A new run needs an empty folder and engines that exist.
+fn check_new_run(cfg: &MatchConfig, out_dir: &Path) -> anyhow::Result<()> {
+    if std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0) {
         return usage(format!(
             "{} already holds a run; continue it with --resume or choose another --out",
             out_dir.display()
         ));
     }
+    check_engines(cfg)
+}
+
+fn check_engines(cfg: &MatchConfig) -> anyhow::Result<()> {
     for (i, e) in cfg.engines.iter().enumerate() {
         if !matches!(e.kind, PlayerKind::InProcess(_)) && !e.cmd.is_file() {
             return usage(format!(
@@ -94,24 +109,58 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ));
         }
     }
+    Ok(())
+}
 
+/// Play the run and print its result.
+fn play(
+    cfg: &MatchConfig,
+    out_dir: &Path,
+    resume: bool,
+    quiet: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    let summary = play_match(cfg, out_dir, resume, quiet)?;
+    finish(&summary, out_dir, json)
+}
+
+/// Play (or continue) the run in `out_dir`.
+fn play_match(
+    cfg: &MatchConfig,
+    out_dir: &Path,
+    resume: bool,
+    quiet: bool,
+) -> anyhow::Result<karsinta_harness::summary::Summary> {
     let interrupt = super::install_interrupt_handler()?;
-    if !args.quiet {
+    if !quiet {
         eprintln!("karsinta match: {} -> {}", cfg.name, out_dir.display());
     }
     let opts = RunOptions {
-        out_dir: out_dir.clone(),
+        out_dir: out_dir.to_path_buf(),
         resume,
-        quiet: args.quiet,
+        quiet,
         interrupt: Some(interrupt),
         ..RunOptions::default()
     };
-    let summary = run_match(&cfg, &opts).with_context(|| format!("match {}", cfg.name))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+    let summary = run_match(cfg, &opts).with_context(|| format!("match {}", cfg.name))?;
+    if let Err(e) = karsinta_harness::report::write(out_dir) {
+        eprintln!("warning: report.html not written: {e}");
+    }
+    Ok(summary)
+}
+
+/// Print the result; an interrupted run exits with status 130.
+fn finish(
+    summary: &karsinta_harness::summary::Summary,
+    out_dir: &Path,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(summary)?);
     } else {
         print!("{}", summary.text_block());
         println!("Run   | {} ({})", out_dir.display(), summary.status);
+        println!("Report| {}", out_dir.join("report.html").display());
     }
     if summary.status == "interrupted" {
         eprintln!(
@@ -121,5 +170,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         std::process::exit(i32::from(super::EXIT_INTERRUPTED));
     }
+    Ok(())
+}
+
+/// `karsinta match -engine cmd=... -each tc=... -rounds N ...`: a
+/// fastchess / cutechess-cli command line (see
+/// [`karsinta_harness::fastchess`]) on the same runner and run folder.
+pub fn run_fastchess(argv: &[String]) -> anyhow::Result<()> {
+    let t = fastchess::translate(argv).map_err(|e| super::UsageError(e.to_string()))?;
+    if t.help {
+        print!("{}", fastchess::HELP);
+        return Ok(());
+    }
+    let cfg = MatchConfig::resolve(
+        t.config.clone(),
+        Path::new("<command line>"),
+        &Overrides::default(),
+    )
+    .map_err(|e| super::UsageError(e.to_string()))?;
+    if t.print_config {
+        let line = std::iter::once("karsinta match".to_string())
+            .chain(argv.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        print!("{}", fastchess::config_yaml(&t, &line));
+        return Ok(());
+    }
+    for note in &t.notes {
+        eprintln!("note: {note}");
+    }
+    let out_dir = t.out.clone().unwrap_or_else(|| cfg.default_out_dir());
+    check_new_run(&cfg, &out_dir)?;
+    let summary = play_match(&cfg, &out_dir, false, t.quiet)?;
+    if let Some(p) = &t.pgnout {
+        copy_pgn(&out_dir.join("games.pgn"), p)?;
+    }
+    finish(&summary, &out_dir, t.json)
+}
+
+/// `-pgnout`: the run's games, appended (or written) to the user's file.
+fn copy_pgn(from: &Path, to: &fastchess::PgnOut) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let text = std::fs::read(from).with_context(|| format!("{}", from.display()))?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(to.append)
+        .truncate(!to.append)
+        .open(&to.path)
+        .with_context(|| format!("-pgnout {}", to.path.display()))?;
+    f.write_all(&text)
+        .with_context(|| format!("-pgnout {}", to.path.display()))?;
     Ok(())
 }
