@@ -791,6 +791,8 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
             }
         }
     }
+    // `-each stderr=...` reaches every engine: one note is enough.
+    t.notes.dedup();
     let get = |k: &str| run_keys.get(k).map(String::as_str);
     let mut limits: Vec<String> = Vec::new();
     if let Some(tc) = get("tc") {
@@ -1032,5 +1034,72 @@ mod tests {
         assert_eq!(t.config.tournament, Some(TournamentKind::Gauntlet));
         assert_eq!(t.out, Some(PathBuf::from("r")));
         assert!(t.quiet);
+    }
+
+    /// Command lines from public engine repositories' test scripts, as
+    /// their shells pass them (quotes removed).
+    #[test]
+    fn real_command_lines() {
+        // Altanis/sacre_dieu sprt/sprt.sh (fastchess).
+        let t = tr("-engine name=Aspect cmd=releases/v11 -engine name=BlueGarbageBall cmd=releases/v10 \
+             -games 2 -rounds 50000 -pgnout sprt/pgnout.txt -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 \
+             -each proto=uci tc=8+0.08 -openings order=random file=sprt/openings.epd format=epd \
+             -randomseed -concurrency 6 -ratinginterval 10")
+        .unwrap();
+        assert_eq!(
+            (t.config.games, t.config.time_control.as_str()),
+            (Some(100_000), "8+0.08")
+        );
+        assert_eq!(t.config.sprt.as_ref().unwrap().model, EloModel::Normalized);
+        assert!(t.config.engines[0]
+            .cmd
+            .as_ref()
+            .unwrap()
+            .ends_with("/releases/v11"));
+        // Sp00ph/icarus sprt/stc_nonreg.sh (fastchess).
+        let t = tr("-engine cmd=engines/icarus-dev name=IcarusDev -engine cmd=engines/icarus-main name=IcarusMain \
+             -each tc=8+0.08 option.MoveOverhead=10 -rounds 50000 -concurrency 12 \
+             -openings order=random file=books/UHO_Lichess_4852_v1.epd -sprt elo0=-5 elo1=0 alpha=0.05 beta=0.05 \
+             -draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=400")
+        .unwrap();
+        let r = t.config.adjudication.as_ref().unwrap().resign.unwrap();
+        assert_eq!((r.score_cp, r.move_count, r.two_sided), (400, 3, false));
+        assert_eq!(
+            t.config.engines[1].options["MoveOverhead"],
+            serde_yaml::Value::String("10".into())
+        );
+        // Altanis/sacre_dieu sprt/debug.sh (cutechess-cli).
+        let t = tr("-engine name=BlueCannonBall cmd=target/release/sacre_dieu -engine name=Aspect cmd=target/release/sacre_dieu \
+             -games 2 -rounds 50000 -pgnout sprt/pgnout.txt -each proto=uci tc=8+0.08 stderr=sprt/stderr.txt \
+             -openings order=random file=sprt/openings.epd format=epd -concurrency 6 -ratinginterval 10")
+        .unwrap();
+        assert!(t.notes.iter().any(|n| n.contains("stderr=")));
+        // DeveloperPaul123/Chess-Challenge Scripts/CompareEngines.ps1 (cutechess-cli).
+        let t = tr("-engine name=MyBot cmd=bin/Chess-Challenge.exe arg=uci arg=MyBot \
+             -engine name=Tier2 cmd=bin/Chess-Challenge.exe arg=uci arg=NegamaxTier2Bot \
+             -each proto=uci tc=0/5+0 -maxmoves 2000 -games 2 -repeat -resultformat wide2 \
+             -ratinginterval 20 -rounds 500 -concurrency 10 -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 \
+             -pgnout out.pgn")
+        .unwrap();
+        assert_eq!(t.config.time_control, "5");
+        assert_eq!(t.config.engines[1].args, ["uci", "NegamaxTier2Bot"]);
+        // mathmoi/oxide9 scripts (cutechess-cli): -repeat 2 plays pairs;
+        // -games 100 -repeat 1 has no colour-swapped pairs and is refused.
+        let t = tr("-engine cmd=o9-dev -engine cmd=o9-pv0 -each proto=uci tc=1+0.5 -games 2 -rounds 2000 \
+             -repeat 2 -maxmoves 250 -openings file=Hyat_4000_openings.epd format=epd order=sequential \
+             -pgnout sprt.pgn -concurrency 15 -ratinginterval 10 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05")
+        .unwrap();
+        assert_eq!(t.config.games, Some(4000));
+        let e = tr("-engine cmd=o9-dev -engine cmd=o9-dev -each proto=uci tc=1+0.8 -games 100 \
+             -openings file=Hyat_4000_openings.epd format=epd order=random -repeat 1 -pgnout cutechess.pgn -concurrency 15")
+        .unwrap_err();
+        assert!(e.to_string().contains("-repeat 1"), "{e}");
+        // A cutechess-cli line from a public gist (casdc): -games 50000 -repeat.
+        let e = tr("-engine name=a proto=uci cmd=a.exe stderr=a_stderr.txt -engine name=b proto=uci cmd=b.exe \
+             -openings file=8moves_v3.pgn format=pgn order=random -resign movecount=3 score=400 \
+             -draw movenumber=40 movecount=3 score=10 -concurrency 11 -ratinginterval 10 -games 50000 \
+             -repeat -each tc=8+0.08 -sprt elo0=-10 elo1=0 alpha=0.05 beta=0.05")
+        .unwrap_err();
+        assert!(e.to_string().contains("-rounds 25000 -games 2"), "{e}");
     }
 }

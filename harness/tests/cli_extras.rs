@@ -463,3 +463,52 @@ fn completions_and_man_pages_are_generated() {
     let out = karsinta(d, &["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn json_lines_prints_one_object_per_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    let out = ok(&karsinta(
+        d,
+        &[
+            "match",
+            "-engine",
+            "proto=inprocess",
+            "name=a",
+            "-engine",
+            "proto=inprocess",
+            "name=b",
+            "option.see_prune=false",
+            "-each",
+            "nodes=100",
+            "-rounds",
+            "3",
+            "-openings",
+            "file=open.epd",
+            "-maxmoves",
+            "40",
+            "-srand",
+            "2",
+            "--out",
+            "run",
+            "--quiet",
+            "--json-lines",
+        ],
+    ));
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let mut pairs: Vec<u64> = lines.iter().map(|v| v["pair"].as_u64().unwrap()).collect();
+    pairs.sort();
+    assert_eq!(pairs, [0, 1, 2]);
+    for v in &lines {
+        assert_eq!(
+            (v["first_name"].as_str(), v["second_name"].as_str()),
+            (Some("a"), Some("b"))
+        );
+        assert_eq!(v["games"].as_array().unwrap().len(), 2);
+    }
+}

@@ -2,15 +2,20 @@
 //! config, or resume an interrupted run.
 //!
 //! ```text
-//! karsinta match CONFIG.yaml [--games N] [--concurrency N] [--seed S] [--tc TC] [--out DIR] [--quiet] [--json]
-//! karsinta match --resume results/RUN [--concurrency N] [--quiet] [--json]
+//! karsinta match CONFIG.yaml [--games N] [--concurrency N] [--seed S] [--tc TC] [--out DIR] [--quiet] [--json] [--json-lines]
+//! karsinta match --resume results/RUN [--concurrency N] [--quiet] [--json] [--json-lines]
+//! karsinta match -engine cmd=... -engine cmd=... -each tc=... -rounds N ... [--print-config]
 //! ```
+//! The third form (fastchess / cutechess-cli flags) is routed here by
+//! `main` before clap, which cannot parse single-dash words.
 //! The work is [`karsinta_harness::tournament::run_match`]; this file only
 //! maps flags onto [`Overrides`] and [`RunOptions`], installs the Ctrl-C
 //! handler and prints the result. An interrupted run exits with status 130
 //! after its summary is written.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
@@ -50,6 +55,18 @@ pub struct Args {
     /// Print summary.json instead of the text result.
     #[arg(long)]
     pub json: bool,
+    /// One JSON object per finished game pair on stdout (the ledger line
+    /// plus the two engines' names); the result block goes to stderr.
+    #[arg(long)]
+    pub json_lines: bool,
+}
+
+/// What a run prints.
+#[derive(Clone, Copy)]
+struct Output {
+    quiet: bool,
+    json: bool,
+    json_lines: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -85,7 +102,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         check_new_run(&cfg, &out_dir)?;
     }
-    play(&cfg, &out_dir, resume, args.quiet, args.json)
+    let output = Output {
+        quiet: args.quiet,
+        json: args.json,
+        json_lines: args.json_lines,
+    };
+    play(&cfg, &out_dir, resume, output)
 }
 
 /// A new run needs an empty folder and engines that exist.
@@ -113,15 +135,9 @@ fn check_engines(cfg: &MatchConfig) -> anyhow::Result<()> {
 }
 
 /// Play the run and print its result.
-fn play(
-    cfg: &MatchConfig,
-    out_dir: &Path,
-    resume: bool,
-    quiet: bool,
-    json: bool,
-) -> anyhow::Result<()> {
-    let summary = play_match(cfg, out_dir, resume, quiet)?;
-    finish(&summary, out_dir, json)
+fn play(cfg: &MatchConfig, out_dir: &Path, resume: bool, output: Output) -> anyhow::Result<()> {
+    let summary = play_match(cfg, out_dir, resume, output)?;
+    finish(&summary, out_dir, output)
 }
 
 /// Play (or continue) the run in `out_dir`.
@@ -129,8 +145,9 @@ fn play_match(
     cfg: &MatchConfig,
     out_dir: &Path,
     resume: bool,
-    quiet: bool,
+    output: Output,
 ) -> anyhow::Result<karsinta_harness::summary::Summary> {
+    let quiet = output.quiet;
     let interrupt = super::install_interrupt_handler()?;
     if !quiet {
         eprintln!("karsinta match: {} -> {}", cfg.name, out_dir.display());
@@ -142,7 +159,15 @@ fn play_match(
         interrupt: Some(interrupt),
         ..RunOptions::default()
     };
-    let summary = run_match(cfg, &opts).with_context(|| format!("match {}", cfg.name))?;
+    let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
+    let tail = output
+        .json_lines
+        .then(|| PairTail::start(out_dir.join("ledger.jsonl"), names));
+    let result = run_match(cfg, &opts);
+    if let Some(t) = tail {
+        t.stop();
+    }
+    let summary = result.with_context(|| format!("match {}", cfg.name))?;
     if let Err(e) = karsinta_harness::report::write(out_dir) {
         eprintln!("warning: report.html not written: {e}");
     }
@@ -153,14 +178,21 @@ fn play_match(
 fn finish(
     summary: &karsinta_harness::summary::Summary,
     out_dir: &Path,
-    json: bool,
+    output: Output,
 ) -> anyhow::Result<()> {
-    if json {
+    let block = format!(
+        "{}Run   | {} ({})\nReport| {}\n",
+        summary.text_block(),
+        out_dir.display(),
+        summary.status,
+        out_dir.join("report.html").display()
+    );
+    if output.json {
         println!("{}", serde_json::to_string_pretty(summary)?);
+    } else if output.json_lines {
+        eprint!("{block}");
     } else {
-        print!("{}", summary.text_block());
-        println!("Run   | {} ({})", out_dir.display(), summary.status);
-        println!("Report| {}", out_dir.join("report.html").display());
+        print!("{block}");
     }
     if summary.status == "interrupted" {
         eprintln!(
@@ -201,11 +233,16 @@ pub fn run_fastchess(argv: &[String]) -> anyhow::Result<()> {
     }
     let out_dir = t.out.clone().unwrap_or_else(|| cfg.default_out_dir());
     check_new_run(&cfg, &out_dir)?;
-    let summary = play_match(&cfg, &out_dir, false, t.quiet)?;
+    let output = Output {
+        quiet: t.quiet,
+        json: t.json,
+        json_lines: t.json_lines,
+    };
+    let summary = play_match(&cfg, &out_dir, false, output)?;
     if let Some(p) = &t.pgnout {
         copy_pgn(&out_dir.join("games.pgn"), p)?;
     }
-    finish(&summary, &out_dir, t.json)
+    finish(&summary, &out_dir, output)
 }
 
 /// `-pgnout`: the run's games, appended (or written) to the user's file.
@@ -222,4 +259,73 @@ fn copy_pgn(from: &Path, to: &fastchess::PgnOut) -> anyhow::Result<()> {
     f.write_all(&text)
         .with_context(|| format!("-pgnout {}", to.path.display()))?;
     Ok(())
+}
+
+/// `--json-lines`: follows the run's ledger (a pair is appended there,
+/// flushed, the moment it is counted) and prints each new line with the
+/// engines' names. Reading the ledger keeps this out of the runner; the
+/// pairs printed are exactly the pairs counted.
+struct PairTail {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl PairTail {
+    fn start(ledger: PathBuf, names: Vec<String>) -> PairTail {
+        // A resumed run prints only the pairs it adds.
+        let start = std::fs::metadata(&ledger).map_or(0, |m| m.len());
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut offset = start;
+            loop {
+                // Read once more after the stop so the last pairs are printed.
+                let last = flag.load(Ordering::SeqCst);
+                offset = print_new_pairs(&ledger, offset, &names);
+                if last {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        PairTail { stop, thread }
+    }
+
+    fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.thread.join();
+    }
+}
+
+/// Print the complete ledger lines after `offset`; returns the new offset.
+fn print_new_pairs(ledger: &Path, offset: u64, names: &[String]) -> u64 {
+    use std::io::{Read as _, Seek as _, Write as _};
+    let Ok(mut f) = std::fs::File::open(ledger) else {
+        return offset;
+    };
+    let mut buf = Vec::new();
+    if f.seek(std::io::SeekFrom::Start(offset)).is_err() || f.read_to_end(&mut buf).is_err() {
+        return offset;
+    }
+    let Some(end) = buf.iter().rposition(|&b| b == b'\n') else {
+        return offset;
+    };
+    let mut out = std::io::stdout().lock();
+    for line in buf[..end].split(|&b| b == b'\n') {
+        let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let name = |k: &str| {
+            v[k].as_u64()
+                .and_then(|i| names.get(i as usize))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (first, second) = (name("first"), name("second"));
+        v["first_name"] = first.into();
+        v["second_name"] = second.into();
+        let _ = writeln!(out, "{v}");
+    }
+    let _ = out.flush();
+    offset + end as u64 + 1
 }
