@@ -305,7 +305,13 @@ fn check_setup(
             continue;
         }
         if matches!(spec.kind, PlayerKind::Uci) {
-            crate::players::check_player(spec).map_err(|err| setup_error(spec, err))?;
+            // The handshake only (`uci`, options, `isready`): what happens
+            // at `ucinewgame` is the games' business.
+            let mut player =
+                crate::players::start_player(spec).map_err(|err| setup_error(spec, err))?;
+            let started = player.ensure_started();
+            player.quit();
+            started.map_err(|err| setup_error(spec, err))?;
             continue;
         }
         let fens = with_fen.iter().filter_map(|&i| openings[i].fen.as_deref());

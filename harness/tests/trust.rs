@@ -499,3 +499,31 @@ fn the_runner_plays_pairs_from_values_and_matches_run_match() {
     assert_eq!(ended, Ended::Halted);
     let _ = FAKE;
 }
+
+/// An engine that never completes its handshake is a setup error before any
+/// game, not a match of forfeits (it would "prove" anything to an SPRT).
+#[test]
+fn an_engine_that_never_gets_ready_is_a_setup_error() {
+    for args in [
+        &["--crash-at-start"][..],
+        &["--no-uciok"][..],
+        &["--slow-isready", "2000"][..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = common::fake_config(dir.path(), args, "");
+        let cfg = karsinta_harness::config::MatchConfig::load(&cfg, &Overrides::default()).unwrap();
+        let out = dir.path().join("run");
+        let opts = karsinta_harness::tournament::RunOptions {
+            out_dir: out.clone(),
+            quiet: true,
+            ..Default::default()
+        };
+        let err = karsinta_harness::tournament::run_match(&cfg, &opts).unwrap_err();
+        assert!(
+            matches!(err, karsinta_harness::tournament::MatchError::Setup { .. }),
+            "{args:?}: {err}"
+        );
+        assert!(err.is_setup());
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+}
