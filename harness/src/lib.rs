@@ -13,3 +13,4 @@ pub mod stats;
 pub mod summary;
 pub mod timecontrol;
 pub mod tournament;
+pub mod tune;

@@ -26,6 +26,8 @@ enum Command {
     Ab(cli::ab::Args),
     /// CI non-regression SPRT: exit 0 pass, 1 regression, 2 setup error, 3 inconclusive.
     Gate(cli::gate::Args),
+    /// Tune parameters: `texel-data` (PGN to dataset), `texel` (evaluation weights).
+    Tune(cli::tune::Args),
 }
 
 /// Exit status for errors in the user's input (clap uses it too).
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => cli::stats::run(args),
         Command::Openings(args) => cli::openings::run(args),
         Command::Ab(args) => cli::ab::run(args),
+        Command::Tune(args) => cli::tune::run(args),
         // The gate picks its own exit status (0/1/2/3).
         Command::Gate(args) => return cli::gate::run(args),
     };

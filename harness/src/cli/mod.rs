@@ -7,6 +7,7 @@ pub mod gate;
 pub mod match_cmd;
 pub mod openings;
 pub mod stats;
+pub mod tune;
 
 use std::fmt;
 use std::path::PathBuf;
