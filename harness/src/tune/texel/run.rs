@@ -379,16 +379,13 @@ fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary
     Ok(summary)
 }
 
-/// The `verify:` SPRT match: tuned weights (first engine) against the
-/// starting ones, in-process, written to `<run>/verify`. Kept in one
-/// function so it can move to the match library API.
-fn verify_match(
+/// The match config of the `verify:` block: the tuned parameter file
+/// `tuned` (first engine) against the starting weights, in-process.
+pub fn verify_match_config(
     cfg: &TexelConfig,
     v: &super::config::RawVerify,
     tuned: &Path,
-    dir: &Path,
-    opts: &TexelRunOptions,
-) -> Result<Summary, TexelError> {
+) -> Result<MatchConfig, ConfigError> {
     let engine = |name: &str, params_file: Option<&Path>| RawEngine {
         name: name.into(),
         kind: Some(RawKind::Inprocess),
@@ -414,7 +411,20 @@ fn verify_match(
         sprt: Some(v.sprt.clone()),
         ..RawConfig::default()
     };
-    let mc = MatchConfig::resolve(raw, &cfg.path, &Overrides::default())?;
+    MatchConfig::resolve(raw, &cfg.path, &Overrides::default())
+}
+
+/// The `verify:` SPRT match, written to `<run>/verify` (resumed if a
+/// ledger is there). Kept in one function so it can move to the match
+/// library API.
+fn verify_match(
+    cfg: &TexelConfig,
+    v: &super::config::RawVerify,
+    tuned: &Path,
+    dir: &Path,
+    opts: &TexelRunOptions,
+) -> Result<Summary, TexelError> {
+    let mc = verify_match_config(cfg, v, tuned)?;
     let out_dir = dir.join("verify");
     let resume = std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0);
     let ro = crate::tournament::RunOptions {
