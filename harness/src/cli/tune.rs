@@ -191,14 +191,18 @@ fn texel_tune(a: TexelArgs) -> anyhow::Result<()> {
         cfg.threads = t;
     }
     if a.bench {
-        let (n, pps, bpp) =
-            texel::run::bench(&cfg.dataset, a.bench_positions, a.bench_epochs, cfg.threads)
-                .map_err(|e| UsageError(e.to_string()))?;
+        let b = texel::run::bench(&cfg.dataset, a.bench_positions, a.bench_epochs, cfg.threads)
+            .map_err(|e| UsageError(e.to_string()))?;
+        let cpu = b.positions_per_cpu_second.map_or(String::new(), |c| {
+            format!(" ({:.2}M per CPU second)", c / 1e6)
+        });
         println!(
-            "texel bench | {n} positions, {} epochs, {} threads: {:.2}M positions/s per epoch, {bpp:.1} bytes/position",
-            a.bench_epochs,
-            cfg.threads,
-            pps / 1e6
+            "texel bench | {} positions, {} epochs, {} threads: {:.2}M positions/s per epoch{cpu}, {:.1} bytes/position",
+            b.positions,
+            b.epochs,
+            b.threads,
+            b.positions_per_second / 1e6,
+            b.bytes_per_position
         );
         return Ok(());
     }

@@ -5,7 +5,6 @@
 //! `verify/` match folder.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -504,15 +503,40 @@ fn report(
     r
 }
 
+/// CPU seconds (user + system) this process has used, from
+/// `/proc/self/stat` (Linux; `None` elsewhere). Lets a benchmark on a busy
+/// machine report throughput per CPU second besides wall-clock throughput.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the whole line, in clock ticks (100 Hz).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// What `karsinta tune texel --bench` measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchResult {
+    pub positions: usize,
+    pub epochs: usize,
+    pub threads: usize,
+    /// Positions per wall-clock second per epoch.
+    pub positions_per_second: f64,
+    /// Positions per CPU second (all threads), when measurable.
+    pub positions_per_cpu_second: Option<f64>,
+    pub bytes_per_position: f64,
+}
+
 /// `karsinta tune texel --bench`: timed gradient epochs over exactly
-/// `min_positions` positions of the dataset (replicated if it holds fewer);
-/// returns the count, positions per second per epoch and bytes per position.
+/// `min_positions` positions of the dataset (replicated if it holds fewer).
 pub fn bench(
     dataset: &Path,
     min_positions: usize,
     epochs: usize,
     threads: usize,
-) -> Result<(usize, f64, f64), TexelError> {
+) -> Result<BenchResult, TexelError> {
     let data = Dataset::load(dataset, 0.0, 1)?;
     let mut p = data.train;
     let base = p.clone();
@@ -531,20 +555,25 @@ pub fn bench(
         .num_threads(threads)
         .build()
         .map_err(|e| TexelError::Usage(e.to_string()))?;
-    let secs = pool.install(|| {
+    let (secs, cpu) = pool.install(|| {
         let _ = loss_and_gradient(&p, &w, 0.005); // warm-up
+        let cpu0 = process_cpu_seconds();
         let t = Instant::now();
         for _ in 0..epochs {
             std::hint::black_box(loss_and_gradient(&p, &w, 0.005));
         }
-        t.elapsed().as_secs_f64()
+        let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+        (t.elapsed().as_secs_f64(), cpu)
     });
-    let _ = std::io::stderr().flush();
-    Ok((
-        p.len(),
-        p.len() as f64 * epochs as f64 / secs,
-        data.bytes_per_position,
-    ))
+    let work = p.len() as f64 * epochs as f64;
+    Ok(BenchResult {
+        positions: p.len(),
+        epochs,
+        threads,
+        positions_per_second: work / secs,
+        positions_per_cpu_second: cpu.filter(|&c| c > 0.0).map(|c| work / c),
+        bytes_per_position: data.bytes_per_position,
+    })
 }
 
 /// Positions of a dataset, for tests and tools.
