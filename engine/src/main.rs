@@ -53,9 +53,20 @@ enum Command {
         /// As YAML `name: value` lines (the --params file format).
         #[arg(long, conflicts_with = "spsa")]
         yaml: bool,
-        /// As an SPSA spec: `name, int, value, min, max, c_end, r_end` (OpenBench).
+        /// As an SPSA spec: `name, int, value, min, max, c_end, r_end` (OpenBench);
+        /// the search parameters unless --eval, --all or name prefixes say otherwise.
         #[arg(long)]
         spsa: bool,
+        /// With --spsa: the evaluation weights instead of the search parameters.
+        #[arg(long, requires = "spsa", conflicts_with = "all")]
+        eval: bool,
+        /// With --spsa: every tunable (search and evaluation).
+        #[arg(long, requires = "spsa")]
+        all: bool,
+        /// With --spsa: only names starting with one of these prefixes
+        /// (within the chosen group; with neither --eval nor --all, any group).
+        #[arg(requires = "spsa", value_name = "PREFIX")]
+        prefixes: Vec<String>,
     },
 }
 
@@ -102,9 +113,29 @@ fn real_main() -> Result<()> {
         Some(Command::Ablate { depth }) => {
             karsinta_engine::ablate::run(&params, depth, &mut std::io::stdout().lock());
         }
-        Some(Command::Params { yaml, spsa }) => {
+        Some(Command::Params {
+            yaml,
+            spsa,
+            eval,
+            all,
+            prefixes,
+        }) => {
             if spsa {
-                print!("{}", params.spsa_spec(None));
+                let group = |name: &str| {
+                    if all {
+                        true
+                    } else if eval {
+                        !Params::is_search_param(name)
+                    } else {
+                        // Prefixes alone search every group.
+                        !prefixes.is_empty() || Params::is_search_param(name)
+                    }
+                };
+                let filter = |s: &karsinta_engine::param_spec::ParamSpec| {
+                    group(&s.name)
+                        && (prefixes.is_empty() || prefixes.iter().any(|p| s.name.starts_with(p)))
+                };
+                print!("{}", params.spsa_spec(Some(&filter)));
             } else {
                 let _ = yaml; // YAML is also the default form.
                 print!("{}", params.to_yaml());

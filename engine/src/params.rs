@@ -200,6 +200,22 @@ search_params! {
     move_overhead_ms: i32 = 50, [0, 5000; 5], "time reserved per move for communication and scheduling delays (ms)";
 }
 
+/// Former names of renamed parameters, `(old, current)`: a parameter file or
+/// `setoption` using an old name still sets the current entry, so users'
+/// tuned files survive upgrades. Output (YAML, UCI, SPSA) uses current names
+/// only. `engine/tests/data/param_names.txt` lists every name ever shipped;
+/// a test checks that each still resolves, so a rename without an alias
+/// here fails CI. No parameter has been renamed yet.
+pub const ALIASES: &[(&str, &str)] = &[];
+
+/// The current name for `name` under an alias table: itself unless listed.
+pub fn resolve_alias<'a>(name: &'a str, aliases: &[(&str, &'a str)]) -> &'a str {
+    aliases
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map_or(name, |(_, new)| new)
+}
+
 /// A complete parameter set: search parameters and evaluation weights.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Params {
@@ -218,8 +234,12 @@ impl Params {
         })
     }
 
-    /// Index of a parameter by name.
+    /// Index of a parameter by its current name or a former one ([`ALIASES`]).
     pub fn index_of(name: &str) -> Option<usize> {
+        Self::index_of_current(resolve_alias(name, ALIASES))
+    }
+
+    fn index_of_current(name: &str) -> Option<usize> {
         static INDEX: OnceLock<BTreeMap<String, usize>> = OnceLock::new();
         INDEX
             .get_or_init(|| {
@@ -231,6 +251,12 @@ impl Params {
             })
             .get(name)
             .copied()
+    }
+
+    /// Whether `name` (current or former) is a search parameter rather than
+    /// an evaluation weight.
+    pub fn is_search_param(name: &str) -> bool {
+        Self::index_of(name).is_some_and(|i| i < SearchParams::specs().len())
     }
 
     /// Spec of a parameter by name.
@@ -505,6 +531,40 @@ mod tests {
         );
         assert!(Params::from_yaml_str("[1, 2]", "x.yaml").is_err());
         assert!(Params::from_yaml_str(": : :", "x.yaml").is_err());
+    }
+
+    #[test]
+    fn every_shipped_name_still_loads() {
+        let names = include_str!("../tests/data/param_names.txt");
+        let mut n = 0;
+        for name in names
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            n += 1;
+            assert!(
+                Params::index_of(name).is_some(),
+                "'{name}' was shipped but no longer loads: add an alias in ALIASES"
+            );
+        }
+        assert!(n >= 1113, "{n} names");
+    }
+
+    #[test]
+    fn aliases_map_old_names_to_current_ones() {
+        let table = [("null_move_reduction", "null_move_r")];
+        assert_eq!(resolve_alias("null_move_reduction", &table), "null_move_r");
+        assert_eq!(resolve_alias("lmr_base", &table), "lmr_base");
+        for (old, new) in ALIASES {
+            assert!(
+                Params::index_of_current(new).is_some(),
+                "alias {old} -> {new}: no such parameter"
+            );
+            assert!(
+                Params::index_of_current(old).is_none(),
+                "alias {old} shadows a current name"
+            );
+        }
     }
 
     #[test]

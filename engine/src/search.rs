@@ -95,10 +95,16 @@ pub struct Searcher {
 impl Searcher {
     /// A searcher with a table of [`HASH_DEFAULT_MB`].
     pub fn new(params: Params) -> Self {
+        Self::with_hash_mb(params, HASH_DEFAULT_MB)
+    }
+
+    /// A searcher with a table of `mb` MiB (at least [`crate::tt::HASH_MIN_MB`]).
+    /// Tools that only call [`Self::quiet_leaf`] need no more than the minimum.
+    pub fn with_hash_mb(params: Params, mb: usize) -> Self {
         let lmr = LmrTable::new(&params.search);
         Searcher {
             params,
-            tt: TransTable::new(HASH_DEFAULT_MB),
+            tt: TransTable::new(mb.max(crate::tt::HASH_MIN_MB)),
             heur: Box::new(Heuristics::new()),
             lmr,
         }
@@ -164,41 +170,78 @@ impl Searcher {
         let board = pos.board().clone();
         let mut hashes = Vec::with_capacity(pos.history().len() + MAX_PLY + 8);
         hashes.extend_from_slice(pos.history());
-        let w = &self.params.eval;
-        let values: PieceValues = [
-            w.material_pawn.0,
-            w.material_knight.0,
-            w.material_bishop.0,
-            w.material_rook.0,
-            w.material_queen.0,
-            20_000,
-        ];
-        let mut worker = Worker {
-            sp: &self.params.search,
-            ew: &self.params.eval,
-            tt: &mut self.tt,
-            heur: &mut self.heur,
-            lmr: &self.lmr,
-            values,
+        let mut worker = Worker::new(
+            &self.params.search,
+            &self.params.eval,
+            &mut self.tt,
+            &mut self.heur,
+            &self.lmr,
             stop,
             start,
-            budget: budget(limits, board.side_to_move(), &self.params.search),
-            node_limit: limits.nodes.unwrap_or(u64::MAX),
-            nodes: 0,
-            seldepth: 0,
-            armed: false,
-            aborted: false,
+            budget(limits, board.side_to_move(), &self.params.search),
+            limits.nodes.unwrap_or(u64::MAX),
             hashes,
-            null_floor: 0,
-            stack: vec![Frame::default(); MAX_PLY + 4],
-            root_filter: Vec::new(),
-            root_best: None,
-            prev_best: None,
-            root_depth: 0,
-            root_stm: board.side_to_move(),
-        };
+            board.side_to_move(),
+        );
         worker.iterate(&board, limits, info)
     }
+
+    /// The quiescence-resolved ("quiet") position of `board`: the engine's
+    /// own quiescence search (Step 11) from `board` with a full window, its
+    /// principal variation played out to the leaf. Texel tuning scores such
+    /// leaves, where the static evaluation is meaningful.
+    ///
+    /// Deterministic: the transposition table is left out of this search
+    /// (neither probed nor written) and the quiescence search does not touch
+    /// the move-ordering heuristics, so the answer depends only on `board`
+    /// and the parameters, not on earlier calls. No node or time limit.
+    pub fn quiet_leaf(&mut self, board: &Board) -> QuietLeaf {
+        let sp = SearchParams {
+            tt: false,
+            ..self.params.search.clone()
+        };
+        let stop = AtomicBool::new(false);
+        let mut worker = Worker::new(
+            &sp,
+            &self.params.eval,
+            &mut self.tt,
+            &mut self.heur,
+            &self.lmr,
+            &stop,
+            Instant::now(),
+            TimeBudget::default(),
+            u64::MAX,
+            Vec::new(),
+            board.side_to_move(),
+        );
+        worker.qs_pv = vec![Vec::new(); MAX_PLY + 4];
+        let score = worker.qsearch(board, -INF, INF, 0, 0);
+        let pv = std::mem::take(&mut worker.qs_pv[0]);
+        let mut leaf = board.clone();
+        for &mv in &pv {
+            leaf.play_unchecked(mv);
+        }
+        QuietLeaf {
+            board: leaf,
+            pv,
+            score,
+            nodes: worker.nodes,
+        }
+    }
+}
+
+/// What [`Searcher::quiet_leaf`] returns.
+#[derive(Clone, Debug)]
+pub struct QuietLeaf {
+    /// The position at the end of the quiescence principal variation.
+    pub board: Board,
+    /// The moves from the searched position to [`Self::board`].
+    pub pv: Vec<Move>,
+    /// The quiescence score of the searched position, side to move's view,
+    /// in internal units (mates as `MATE - plies`, see [`Score::from_internal`]).
+    pub score: i32,
+    /// Quiescence nodes searched.
+    pub nodes: u64,
 }
 
 /// Per-ply search state.
@@ -248,13 +291,64 @@ struct Worker<'a> {
     /// Nominal depth of the current iteration (plies).
     root_depth: i32,
     root_stm: Color,
+    /// Triangular principal variation of the quiescence search, one line per
+    /// ply; empty (not collected) except in [`Searcher::quiet_leaf`].
+    qs_pv: Vec<Vec<Move>>,
 }
 
 fn is_mate_score(v: i32) -> bool {
     v.abs() >= MATE_BOUND
 }
 
-impl Worker<'_> {
+impl<'a> Worker<'a> {
+    fn new(
+        sp: &'a SearchParams,
+        ew: &'a EvalWeights,
+        tt: &'a mut TransTable,
+        heur: &'a mut Heuristics,
+        lmr: &'a LmrTable,
+        stop: &'a AtomicBool,
+        start: Instant,
+        budget: TimeBudget,
+        node_limit: u64,
+        hashes: Vec<u64>,
+        root_stm: Color,
+    ) -> Self {
+        let values: PieceValues = [
+            ew.material_pawn.0,
+            ew.material_knight.0,
+            ew.material_bishop.0,
+            ew.material_rook.0,
+            ew.material_queen.0,
+            20_000,
+        ];
+        Worker {
+            sp,
+            ew,
+            tt,
+            heur,
+            lmr,
+            values,
+            stop,
+            start,
+            budget,
+            node_limit,
+            nodes: 0,
+            seldepth: 0,
+            armed: false,
+            aborted: false,
+            hashes,
+            null_floor: 0,
+            stack: vec![Frame::default(); MAX_PLY + 4],
+            root_filter: Vec::new(),
+            root_best: None,
+            prev_best: None,
+            root_depth: 0,
+            root_stm,
+            qs_pv: Vec::new(),
+        }
+    }
+
     fn elapsed_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
     }
@@ -1083,6 +1177,9 @@ impl Worker<'_> {
 
     // Step 11: quiescence search.
     fn qsearch(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize, qply: i32) -> i32 {
+        if let Some(line) = self.qs_pv.get_mut(ply) {
+            line.clear();
+        }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if self.check_abort() {
@@ -1167,6 +1264,12 @@ impl Worker<'_> {
                         break;
                     }
                     alpha = score;
+                    if !self.qs_pv.is_empty() {
+                        let (line, rest) = self.qs_pv[ply..].split_at_mut(1);
+                        line[0].clear();
+                        line[0].push(mv);
+                        line[0].extend_from_slice(&rest[0]);
+                    }
                 }
             }
         }

@@ -167,6 +167,7 @@ impl UciEngine {
             "setoption" => self.cmd_setoption(args),
             "d" => self.cmd_display(),
             "eval" => self.cmd_eval(),
+            "qeval" => self.cmd_qeval(),
             // Accepted and ignored: no debug output, no registration, no pondering.
             "debug" | "register" | "ponderhit" => {}
             other => self.error(&format!("unknown command '{}'", sanitize(other))),
@@ -250,6 +251,23 @@ impl UciEngine {
         let cp = crate::eval::evaluate(self.position.board(), &self.params.eval);
         self.out
             .line(&format!("info string eval {cp} cp (side to move)"));
+    }
+
+    /// The quiescence search's score of the current position (the searcher's
+    /// parameters are the current options: `apply_pending` runs after every
+    /// `setoption` while no search holds the searcher).
+    fn cmd_qeval(&mut self) {
+        self.reap_finished();
+        let Some(s) = self.searcher.as_mut() else {
+            return self.error("qeval: a search is running");
+        };
+        let leaf = s.quiet_leaf(self.position.board());
+        let text = match crate::types::Score::from_internal(leaf.score) {
+            crate::types::Score::Cp(cp) => format!("{cp} cp"),
+            crate::types::Score::Mate(n) => format!("mate {n}"),
+        };
+        self.out
+            .line(&format!("info string qeval {text} (side to move)"));
     }
 
     /// Apply option changes to the searcher if no search holds it.

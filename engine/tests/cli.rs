@@ -72,6 +72,44 @@ fn params_yaml_round_trips_through_a_file() {
 }
 
 #[test]
+fn params_spsa_selects_search_eval_all_or_prefixes() {
+    let names = |args: &[&str]| -> Vec<String> {
+        run_ok(args)
+            .lines()
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    let search = names(&["params", "--spsa"]);
+    assert!(search.contains(&"null_move_r".to_string()));
+    assert!(
+        !search.iter().any(|n| n.starts_with("material_")),
+        "default is the search parameters only"
+    );
+    assert!(search.len() < 100, "{}", search.len());
+    let eval = names(&["params", "--spsa", "--eval"]);
+    assert!(eval.contains(&"material_knight_mg".to_string()));
+    assert!(!eval.contains(&"null_move_r".to_string()));
+    let all = names(&["params", "--spsa", "--all"]);
+    assert_eq!(all.len(), search.len() + eval.len());
+    let some = names(&["params", "--spsa", "lmr_", "material_pawn"]);
+    assert_eq!(
+        some,
+        [
+            "lmr_base",
+            "lmr_divisor",
+            "lmr_min_depth",
+            "lmr_min_move",
+            "material_pawn_mg",
+            "material_pawn_eg"
+        ]
+    );
+    let eval_prefix = names(&["params", "--spsa", "--eval", "lmr_", "tempo"]);
+    assert_eq!(eval_prefix, ["tempo_mg", "tempo_eg"]);
+    let out = engine().args(["params", "--eval"]).output().unwrap();
+    assert!(!out.status.success(), "--eval needs --spsa");
+}
+
+#[test]
 fn bad_params_file_fails_with_file_key_and_range() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.yaml");

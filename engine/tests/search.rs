@@ -666,3 +666,64 @@ fn deep_search_fits_a_small_thread_stack() {
         .unwrap();
     handle.join().unwrap();
 }
+
+#[test]
+fn quiet_leaf_plays_out_the_quiescence_pv() {
+    let p = Params::default();
+    let mut s = Searcher::with_hash_mb(p.clone(), 1);
+    // The undefended queen is taken; the leaf is after the capture.
+    let b: Board = "4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1".parse().unwrap();
+    let leaf = s.quiet_leaf(&b);
+    assert_eq!(leaf.pv.len(), 1, "{:?}", leaf.pv);
+    assert_eq!(format!("{}", leaf.board), "4k3/8/8/3R4/8/8/8/4K3 b - - 0 1");
+    assert_eq!(leaf.score, -evaluate(&leaf.board, &p.eval));
+    // A quiet position is its own leaf, scored by the static evaluation.
+    let quiet: Board = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        .parse()
+        .unwrap();
+    let q = s.quiet_leaf(&quiet);
+    assert!(q.pv.is_empty());
+    assert_eq!(q.score, evaluate(&quiet, &p.eval));
+}
+
+#[test]
+fn quiet_leaf_score_is_the_leaf_eval_and_does_not_depend_on_history() {
+    let p = Params::default();
+    let fens = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2",
+        "2r2rk1/1bqnbppp/p2ppn2/1p6/3NP3/1BN1BP2/PPPQ2PP/2KR3R w - - 0 13",
+    ];
+    let mut fresh = Searcher::with_hash_mb(p.clone(), 1);
+    let mut used = Searcher::new(p.clone());
+    let stop = AtomicBool::new(false);
+    for fen in fens {
+        let b: Board = fen.parse().unwrap();
+        let a = fresh.quiet_leaf(&b);
+        // A searcher with a full TT and history gives the same leaf.
+        used.search(
+            &Position::from_fen(fen).unwrap(),
+            &depth(6),
+            &stop,
+            &mut |_| {},
+        );
+        let c = used.quiet_leaf(&b);
+        assert_eq!((a.pv.clone(), a.score), (c.pv, c.score), "{fen}");
+        if !a.board.checkers().is_empty() {
+            // Only a mate ends the PV in check (no stand pat in check).
+            assert!(
+                matches!(Score::from_internal(a.score), Score::Mate(1)),
+                "{fen}"
+            );
+            assert_eq!(a.board.status(), cozy_chess::GameStatus::Won, "{fen}");
+            continue;
+        }
+        // The PV's leaf is where the score comes from.
+        let sign = if a.pv.len().is_multiple_of(2) { 1 } else { -1 };
+        assert_eq!(a.score, sign * evaluate(&a.board, &p.eval), "{fen}");
+        // Resolving the leaf again changes nothing (it is quiet).
+        let again = fresh.quiet_leaf(&a.board);
+        assert!(again.pv.is_empty(), "{fen}: {:?}", again.pv);
+    }
+}

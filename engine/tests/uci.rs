@@ -476,6 +476,35 @@ fn eval_and_display_helpers() {
     s.finish();
 }
 
+fn cp_of(line: &str, key: &str) -> i32 {
+    line.strip_prefix(&format!("info string {key} "))
+        .and_then(|r| r.strip_suffix(" cp (side to move)"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not a {key} line: {line}"))
+}
+
+#[test]
+fn qeval_resolves_captures_and_follows_setoption() {
+    let mut s = Session::new();
+    // White's rook takes the undefended queen: the static eval is a queen
+    // for a rook down, the quiescence score a rook up.
+    s.send("position fen 4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1");
+    s.send("eval");
+    let (line, _) = s.expect(|l| l.starts_with("info string eval "));
+    let eval = cp_of(&line, "eval");
+    s.send("qeval");
+    let (line, _) = s.expect(|l| l.starts_with("info string qeval "));
+    let qeval = cp_of(&line, "qeval");
+    assert!(eval < -300, "eval {eval}");
+    assert!(qeval > 300, "qeval {qeval}");
+    s.send("setoption name material_rook_eg value 1000");
+    s.send("qeval");
+    let (line, _) = s.expect(|l| l.starts_with("info string qeval "));
+    let tuned = cp_of(&line, "qeval");
+    assert!(tuned > qeval + 300, "{qeval} -> {tuned}");
+    s.finish();
+}
+
 /// Same position, parameters and `ucinewgame` state: same move and the same
 /// node count, at a fixed depth and at a fixed node budget.
 #[test]

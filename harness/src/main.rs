@@ -33,6 +33,8 @@ enum Command {
     Completions(cli::docs::CompletionArgs),
     /// Print the man page (roff), or write one per subcommand with --dir.
     Man(cli::docs::ManArgs),
+    /// Tune parameters: `texel-data` (PGN to dataset), `texel` (evaluation weights).
+    Tune(cli::tune::Args),
 }
 
 /// Exit status for errors in the user's input (clap uses it too).
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cli::report::run(args),
         Command::Completions(args) => cli::docs::completions(Cli::command(), args),
         Command::Man(args) => cli::docs::man(Cli::command(), args),
+        Command::Tune(args) => cli::tune::run(args),
         // The gate picks its own exit status (0/1/2/3).
         Command::Gate(args) => return cli::gate::run(args),
     };

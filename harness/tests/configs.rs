@@ -4,6 +4,8 @@
 use std::path::Path;
 
 use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::tune::texel::run::verify_match_config;
+use karsinta_harness::tune::texel::TexelConfig;
 
 #[test]
 fn every_config_loads() {
@@ -15,6 +17,18 @@ fn every_config_loads() {
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml")
         ) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        if yaml.get("dataset").is_some() {
+            // A Texel tuning config; its `verify:` block is a match.
+            let t = TexelConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            if let Some(v) = &t.verify {
+                let m = verify_match_config(&t, v, &dir.join("params/simple.yaml"))
+                    .unwrap_or_else(|e| panic!("{}: verify: {e}", path.display()));
+                assert!(m.sprt.is_some(), "{}", path.display());
+            }
             continue;
         }
         let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));

@@ -2,7 +2,8 @@
 //! [`weights`], written once in `terms.rs` and generic over an [`EvalSink`]
 //! that decides where each term goes. [`evaluate`] sums a score (no
 //! allocation, the bookkeeping compiles away); [`trace`] records the
-//! coefficient of every weight for Texel tuning (see [`Trace`]).
+//! coefficient of every weight for Texel tuning (see [`Trace`]), which
+//! [`TraceView`] scores in floating point with an analytic gradient.
 //!
 //! Terms (weights named in [`weights`]): material; piece-square tables;
 //! mobility by safe squares per piece type; pawn structure (doubled, isolated,
@@ -20,6 +21,7 @@
 //! knight/bishop 1, rook 2, queen 4). Everything is computed from White's view
 //! and negated for Black to move, so colour-flipped positions score the same.
 
+mod gradient;
 mod masks;
 mod terms;
 mod trace;
@@ -27,6 +29,9 @@ pub mod weights;
 
 use cozy_chess::{Board, BoardBuilder, Color, Square};
 
+pub use gradient::{
+    flat_f64, king_danger_penalty_f, taper_f, FloatEval, TraceView, MAX_ROUNDING_CP,
+};
 pub use trace::Trace;
 use weights::{EvalWeights, S};
 

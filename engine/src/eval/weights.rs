@@ -201,6 +201,24 @@ macro_rules! eval_weights {
 }
 
 impl EvalWeights {
+    /// Identifier of the table's layout: the pair count and a hash of every
+    /// pair's name in flat-index order. Files that store weights by index
+    /// (Texel datasets) record it and are refused under another layout.
+    pub fn layout_id() -> &'static str {
+        static ID: OnceLock<String> = OnceLock::new();
+        ID.get_or_init(|| {
+            // FNV-1a, 64 bits: stable across Rust versions, unlike `Hash`.
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for i in 0..NUM_WEIGHTS {
+                for b in Self::pair_name(i).bytes().chain([b'\n']) {
+                    h ^= u64::from(b);
+                    h = h.wrapping_mul(0x0000_0100_0000_01b3);
+                }
+            }
+            format!("karsinta-eval-{NUM_WEIGHTS}-{h:016x}")
+        })
+    }
+
     /// Scalar specs: two per pair, `_mg` then `_eg`.
     pub fn specs() -> &'static [ParamSpec] {
         static SPECS: OnceLock<Vec<ParamSpec>> = OnceLock::new();

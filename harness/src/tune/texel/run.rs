@@ -1,0 +1,582 @@
+//! One Texel tuning run and its folder: fit K, run the epochs with
+//! checkpoints, and write `config.yaml`, `loss.csv`, `loss.svg`,
+//! `checkpoint.json`, `tuned.yaml` (loadable by `karsinta-engine --params`
+//! and in-process players), `report.md` and `summary.json`; optionally the
+//! `verify/` match folder.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use karsinta_engine::eval::flat_f64;
+use karsinta_engine::eval::weights::{EvalWeights, S};
+use karsinta_engine::params::SearchParams;
+use karsinta_engine::Params;
+use serde::Serialize;
+use thiserror::Error;
+
+use super::config::TexelConfig;
+use super::dataset::{Dataset, DatasetError, Positions};
+use super::plot::write_loss_svg;
+use super::tuner::{fit_k, loss, loss_and_gradient, Bounds, TunerState};
+use crate::config::{ConfigError, MatchConfig, Overrides, RawConfig, RawEngine, RawKind};
+use crate::summary::Summary;
+use crate::tournament::{run_match, MatchError};
+
+/// How to run.
+#[derive(Clone, Default)]
+pub struct TexelRunOptions {
+    pub out_dir: PathBuf,
+    /// Continue from the folder's checkpoint.
+    pub resume: bool,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Stop after this many epochs in total (tests simulate an interruption).
+    pub stop_at_epoch: Option<usize>,
+    /// Set (from a signal handler) to checkpoint and stop.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Run the SPRT match of the config's `verify:` block afterwards.
+    pub verify: bool,
+}
+
+#[derive(Debug, Error)]
+pub enum TexelError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Usage(String),
+    #[error("verify match: {0}")]
+    Verify(#[from] MatchError),
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> TexelError + '_ {
+    move |source| TexelError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What the run folder's `summary.json` holds.
+#[derive(Clone, Debug, Serialize)]
+pub struct TexelSummary {
+    pub name: String,
+    /// `finished` or `interrupted` (continue with `--resume`).
+    pub status: String,
+    pub epochs: usize,
+    pub k: f64,
+    pub train_positions: usize,
+    pub valid_positions: usize,
+    pub bytes_per_position: f64,
+    pub tuned_scalars: usize,
+    pub start_train_loss: f64,
+    pub start_valid_loss: f64,
+    /// Losses of the float weights after the last epoch.
+    pub final_train_loss: f64,
+    pub final_valid_loss: f64,
+    /// Losses of the rounded weights in `tuned.yaml` (what the engine plays).
+    pub rounded_train_loss: f64,
+    pub rounded_valid_loss: f64,
+    /// Training positions per second per epoch (gradient passes).
+    pub positions_per_second: f64,
+    pub tuned_params: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<Summary>,
+}
+
+/// The engine's integer weights for flat float scalars: rounded to the
+/// nearest integer and clamped to each scalar's range.
+pub fn round_weights(w: &[f64]) -> EvalWeights {
+    let specs = EvalWeights::specs();
+    let pairs: Vec<S> = (0..w.len() / 2)
+        .map(|i| {
+            let r = |j: usize| {
+                (w[j].round() as i64).clamp(specs[j].min as i64, specs[j].max as i64) as i32
+            };
+            S(r(2 * i), r(2 * i + 1))
+        })
+        .collect();
+    EvalWeights::from_flat(&pairs).expect("one pair per weight")
+}
+
+/// The tuned parameter file: every evaluation weight, and the starting
+/// set's search parameters where they differ from the defaults.
+pub fn tuned_yaml(start: &Params, tuned: &EvalWeights, header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "# {line}");
+    }
+    let search_only = Params {
+        search: start.search.clone(),
+        eval: EvalWeights::default(),
+    };
+    out.push_str(&search_only.diff_yaml(&Params::default()));
+    let n = SearchParams::specs().len();
+    let p = Params {
+        search: start.search.clone(),
+        eval: tuned.clone(),
+    };
+    for (i, s) in EvalWeights::specs().iter().enumerate() {
+        let _ = writeln!(out, "{}: {}", s.name, p.get(n + i));
+    }
+    out
+}
+
+fn write_atomic(path: &Path, data: &[u8]) -> Result<(), TexelError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, data).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+struct LossRow {
+    epoch: usize,
+    train: f64,
+    valid: f64,
+    seconds: f64,
+}
+
+fn read_rows(path: &Path, below: usize) -> Result<Vec<LossRow>, TexelError> {
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    let mut rows = Vec::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let parse = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok());
+        let (Some(e), Some(t), Some(v), Some(s)) = (parse(0), parse(1), parse(2), parse(3)) else {
+            return Err(TexelError::Usage(format!(
+                "{}: bad line '{line}'",
+                path.display()
+            )));
+        };
+        if (e as usize) < below {
+            rows.push(LossRow {
+                epoch: e as usize,
+                train: t,
+                valid: v,
+                seconds: s,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+fn write_rows(path: &Path, rows: &[LossRow]) -> Result<(), TexelError> {
+    let mut s = String::from("epoch,train_loss,valid_loss,seconds\n");
+    for r in rows {
+        let _ = writeln!(s, "{},{},{},{:.3}", r.epoch, r.train, r.valid, r.seconds);
+    }
+    write_atomic(path, s.as_bytes())
+}
+
+/// Run (or resume) the tune described by `cfg` in `opts.out_dir`.
+pub fn run_texel(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary, TexelError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads)
+        .build()
+        .map_err(|e| TexelError::Usage(format!("cannot start {} threads: {e}", cfg.threads)))?;
+    pool.install(|| run_in_pool(cfg, opts))
+}
+
+fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary, TexelError> {
+    let dir = &opts.out_dir;
+    let checkpoint = dir.join("checkpoint.json");
+    if !opts.resume && checkpoint.exists() {
+        return Err(TexelError::Usage(format!(
+            "{} already holds a tuning run; continue it with --resume or choose another --out",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    if !opts.resume {
+        write_atomic(&dir.join("config.yaml"), cfg.resolved_yaml().as_bytes())?;
+    }
+    let say = |s: &str| {
+        if !opts.quiet {
+            eprintln!("{s}");
+        }
+    };
+    let data = Dataset::load(&cfg.dataset, cfg.validation_fraction, cfg.seed)?;
+    say(&format!(
+        "dataset {}: {} training + {} validation positions, {:.1} bytes/position",
+        cfg.dataset.display(),
+        data.train.len(),
+        data.valid.len(),
+        data.bytes_per_position
+    ));
+    if data.train.is_empty() {
+        return Err(TexelError::Usage(
+            "no training positions (validation_fraction too high?)".into(),
+        ));
+    }
+    let w0 = flat_f64(&cfg.start_params.eval);
+    let specs = EvalWeights::specs();
+    let bounds = Bounds {
+        tuned: cfg.tuned.clone(),
+        min: specs.iter().map(|s| f64::from(s.min)).collect(),
+        max: specs.iter().map(|s| f64::from(s.max)).collect(),
+    };
+    let csv = dir.join("loss.csv");
+    let (mut state, mut rows) = if opts.resume {
+        let text = std::fs::read_to_string(&checkpoint).map_err(io(&checkpoint))?;
+        let state: TunerState = serde_json::from_str(&text)
+            .map_err(|e| TexelError::Usage(format!("{}: {e}", checkpoint.display())))?;
+        if state.weights.len() != w0.len() {
+            return Err(TexelError::Usage(format!(
+                "{}: checkpoint has {} scalars, the engine {}",
+                checkpoint.display(),
+                state.weights.len(),
+                w0.len()
+            )));
+        }
+        let rows = read_rows(&csv, state.epoch)?;
+        say(&format!(
+            "resuming at epoch {} (K = {})",
+            state.epoch, state.k
+        ));
+        (state, rows)
+    } else {
+        let k = match cfg.k {
+            Some(k) => k,
+            None => {
+                say("fitting K on the starting weights ...");
+                fit_k(&data.train, &w0)
+            }
+        };
+        say(&format!("K = {k:.6}"));
+        (TunerState::new(w0.clone(), k), Vec::new())
+    };
+    let k = state.k;
+    let save = |state: &TunerState, rows: &[LossRow]| -> Result<(), TexelError> {
+        let json = serde_json::to_string(state).expect("state serialises");
+        write_atomic(&checkpoint, json.as_bytes())?;
+        write_rows(&csv, rows)
+    };
+    save(&state, &rows)?;
+
+    let last = opts.stop_at_epoch.map_or(cfg.epochs, |s| s.min(cfg.epochs));
+    let bar = if opts.quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(cfg.epochs as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} epoch {pos}/{len} {msg} [{elapsed} < {eta}]")
+                .expect("valid template"),
+        );
+        b.set_position(state.epoch as u64);
+        b
+    };
+    let seconds_before = rows.last().map_or(0.0, |r| r.seconds);
+    let started = Instant::now();
+    let mut grad_time = 0.0;
+    let mut grad_passes = 0usize;
+    while state.epoch < last {
+        if opts
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+        {
+            break;
+        }
+        let t = Instant::now();
+        let (train, grad) = loss_and_gradient(&data.train, &state.weights, k);
+        grad_time += t.elapsed().as_secs_f64();
+        grad_passes += 1;
+        let valid = loss(&data.valid, &state.weights, k);
+        rows.push(LossRow {
+            epoch: state.epoch,
+            train,
+            valid,
+            seconds: seconds_before + started.elapsed().as_secs_f64(),
+        });
+        state.step(&grad, cfg.optimizer, cfg.learning_rate, &bounds);
+        let pps = data.train.len() as f64 * grad_passes as f64 / grad_time.max(1e-9);
+        bar.set_position(state.epoch as u64);
+        bar.set_message(format!(
+            "train {train:.6} valid {valid:.6} {:.2}M pos/s",
+            pps / 1e6
+        ));
+        if state.epoch % cfg.checkpoint_every == 0 {
+            save(&state, &rows)?;
+        }
+    }
+    bar.finish_and_clear();
+    let finished = state.epoch >= cfg.epochs;
+    if finished && rows.last().is_none_or(|r| r.epoch < state.epoch) {
+        rows.push(LossRow {
+            epoch: state.epoch,
+            train: loss(&data.train, &state.weights, k),
+            valid: loss(&data.valid, &state.weights, k),
+            seconds: seconds_before + started.elapsed().as_secs_f64(),
+        });
+    }
+    save(&state, &rows)?;
+
+    let rounded = round_weights(&state.weights);
+    let rounded_flat = flat_f64(&rounded);
+    let header = format!(
+        "karsinta tune texel: run {} ({} epochs, K = {k:.6})\nevaluation weights tuned from {}",
+        cfg.name,
+        state.epoch,
+        cfg.dataset.display()
+    );
+    let tuned_path = dir.join("tuned.yaml");
+    write_atomic(
+        &tuned_path,
+        tuned_yaml(&cfg.start_params, &rounded, &header).as_bytes(),
+    )?;
+    let first = rows.first();
+    let mut summary = TexelSummary {
+        name: cfg.name.clone(),
+        status: if finished { "finished" } else { "interrupted" }.into(),
+        epochs: state.epoch,
+        k,
+        train_positions: data.train.len(),
+        valid_positions: data.valid.len(),
+        bytes_per_position: data.bytes_per_position,
+        tuned_scalars: cfg.tuned.iter().filter(|&&t| t).count(),
+        start_train_loss: first.map_or(f64::NAN, |r| r.train),
+        start_valid_loss: first.map_or(f64::NAN, |r| r.valid),
+        final_train_loss: loss(&data.train, &state.weights, k),
+        final_valid_loss: loss(&data.valid, &state.weights, k),
+        rounded_train_loss: loss(&data.train, &rounded_flat, k),
+        rounded_valid_loss: loss(&data.valid, &rounded_flat, k),
+        positions_per_second: if grad_passes > 0 {
+            data.train.len() as f64 * grad_passes as f64 / grad_time
+        } else {
+            0.0
+        },
+        tuned_params: tuned_path.clone(),
+        verify: None,
+    };
+    let losses: Vec<(usize, f64, f64)> = rows.iter().map(|r| (r.epoch, r.train, r.valid)).collect();
+    write_loss_svg(&dir.join("loss.svg"), &cfg.name, &losses)
+        .map_err(|e| TexelError::Usage(format!("{}: {e}", dir.join("loss.svg").display())))?;
+    write_atomic(
+        &dir.join("report.md"),
+        report(cfg, &summary, &w0, &state.weights, &rounded).as_bytes(),
+    )?;
+    if finished && opts.verify {
+        let Some(v) = &cfg.verify else {
+            return Err(TexelError::Usage(format!(
+                "{}: --verify needs a `verify:` block",
+                cfg.path.display()
+            )));
+        };
+        summary.verify = Some(verify_match(cfg, v, &tuned_path, dir, opts)?);
+    }
+    let json = serde_json::to_string_pretty(&summary).expect("summary serialises");
+    write_atomic(&dir.join("summary.json"), json.as_bytes())?;
+    Ok(summary)
+}
+
+/// The match config of the `verify:` block: the tuned parameter file
+/// `tuned` (first engine) against the starting weights, in-process.
+pub fn verify_match_config(
+    cfg: &TexelConfig,
+    v: &super::config::RawVerify,
+    tuned: &Path,
+) -> Result<MatchConfig, ConfigError> {
+    let engine = |name: &str, params_file: Option<&Path>| RawEngine {
+        name: name.into(),
+        kind: Some(RawKind::Inprocess),
+        cmd: None,
+        args: Vec::new(),
+        dir: None,
+        options: Default::default(),
+        init_timeout_ms: None,
+        params_file: params_file.map(|p| p.display().to_string()),
+        params: None,
+    };
+    let raw = RawConfig {
+        name: Some(format!("{}-verify", cfg.name)),
+        engines: vec![
+            engine("tuned", Some(tuned)),
+            engine("start", cfg.start.as_deref()),
+        ],
+        concurrency: v.concurrency,
+        seed: Some(v.seed.unwrap_or(1)),
+        time_control: v.time_control.clone(),
+        openings: v.openings.clone(),
+        adjudication: v.adjudication.clone(),
+        sprt: Some(v.sprt.clone()),
+        ..RawConfig::default()
+    };
+    MatchConfig::resolve(raw, &cfg.path, &Overrides::default())
+}
+
+/// The `verify:` SPRT match, written to `<run>/verify` (resumed if a
+/// ledger is there). Kept in one function so it can move to the match
+/// library API.
+fn verify_match(
+    cfg: &TexelConfig,
+    v: &super::config::RawVerify,
+    tuned: &Path,
+    dir: &Path,
+    opts: &TexelRunOptions,
+) -> Result<Summary, TexelError> {
+    let mc = verify_match_config(cfg, v, tuned)?;
+    let out_dir = dir.join("verify");
+    let resume = std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0);
+    let ro = crate::tournament::RunOptions {
+        out_dir,
+        resume,
+        quiet: opts.quiet,
+        interrupt: opts.interrupt.clone(),
+        ..Default::default()
+    };
+    Ok(run_match(&mc, &ro)?)
+}
+
+/// `report.md`: settings, losses and the largest weight changes.
+fn report(
+    cfg: &TexelConfig,
+    s: &TexelSummary,
+    start: &[f64],
+    tuned: &[f64],
+    rounded: &EvalWeights,
+) -> String {
+    let mut r = String::new();
+    let _ = writeln!(r, "# Texel tuning run `{}`\n", cfg.name);
+    let _ = writeln!(r, "| | |\n|---|---|");
+    let _ = writeln!(r, "| dataset | `{}` |", cfg.dataset.display());
+    let _ = writeln!(
+        r,
+        "| positions | {} training, {} validation ({:.1} bytes each) |",
+        s.train_positions, s.valid_positions, s.bytes_per_position
+    );
+    let _ = writeln!(
+        r,
+        "| tuned scalars | {} of {} |",
+        s.tuned_scalars,
+        start.len()
+    );
+    let _ = writeln!(
+        r,
+        "| optimizer | {:?}, learning rate {} |",
+        cfg.optimizer, cfg.learning_rate
+    );
+    let _ = writeln!(r, "| epochs | {} ({}) |", s.epochs, s.status);
+    let _ = writeln!(r, "| K | {:.6} |", s.k);
+    let _ = writeln!(
+        r,
+        "| train loss | {:.6} -> {:.6} (rounded weights {:.6}) |",
+        s.start_train_loss, s.final_train_loss, s.rounded_train_loss
+    );
+    let _ = writeln!(
+        r,
+        "| validation loss | {:.6} -> {:.6} (rounded weights {:.6}) |",
+        s.start_valid_loss, s.final_valid_loss, s.rounded_valid_loss
+    );
+    let _ = writeln!(
+        r,
+        "| speed | {:.2}M positions/s per epoch |\n",
+        s.positions_per_second / 1e6
+    );
+    let specs = EvalWeights::specs();
+    let flat = flat_f64(rounded);
+    let mut changes: Vec<(usize, f64)> = (0..start.len())
+        .map(|i| (i, flat[i] - start[i]))
+        .filter(|&(_, d)| d != 0.0)
+        .collect();
+    changes.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
+    let _ = writeln!(
+        r,
+        "## Largest changes ({} scalars changed)\n\n| weight | start | tuned | change |\n|---|---:|---:|---:|",
+        changes.len()
+    );
+    for &(i, d) in changes.iter().take(40) {
+        let _ = writeln!(
+            r,
+            "| `{}` | {} | {} ({:.2}) | {:+} |",
+            specs[i].name, start[i], flat[i], tuned[i], d
+        );
+    }
+    r
+}
+
+/// CPU seconds (user + system) this process has used, from
+/// `/proc/self/stat` (Linux; `None` elsewhere). Lets a benchmark on a busy
+/// machine report throughput per CPU second besides wall-clock throughput.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the whole line, in clock ticks (100 Hz).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// What `karsinta tune texel --bench` measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchResult {
+    pub positions: usize,
+    pub epochs: usize,
+    pub threads: usize,
+    /// Positions per wall-clock second per epoch.
+    pub positions_per_second: f64,
+    /// Positions per CPU second (all threads), when measurable.
+    pub positions_per_cpu_second: Option<f64>,
+    pub bytes_per_position: f64,
+}
+
+/// `karsinta tune texel --bench`: timed gradient epochs over exactly
+/// `min_positions` positions of the dataset (replicated if it holds fewer).
+pub fn bench(
+    dataset: &Path,
+    min_positions: usize,
+    epochs: usize,
+    threads: usize,
+) -> Result<BenchResult, TexelError> {
+    let data = Dataset::load(dataset, 0.0, 1)?;
+    let mut p = data.train;
+    let base = p.clone();
+    while p.len() < min_positions {
+        let offset = p.coefs.len() as u64;
+        p.coefs.extend_from_slice(&base.coefs);
+        p.meta.extend(base.meta.iter().map(|m| {
+            let mut m = *m;
+            m.start += offset;
+            m
+        }));
+    }
+    p.meta.truncate(min_positions);
+    let w = flat_f64(&EvalWeights::default());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| TexelError::Usage(e.to_string()))?;
+    let (secs, cpu) = pool.install(|| {
+        let _ = loss_and_gradient(&p, &w, 0.005); // warm-up
+        let cpu0 = process_cpu_seconds();
+        let t = Instant::now();
+        for _ in 0..epochs {
+            std::hint::black_box(loss_and_gradient(&p, &w, 0.005));
+        }
+        let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+        (t.elapsed().as_secs_f64(), cpu)
+    });
+    let work = p.len() as f64 * epochs as f64;
+    Ok(BenchResult {
+        positions: p.len(),
+        epochs,
+        threads,
+        positions_per_second: work / secs,
+        positions_per_cpu_second: cpu.filter(|&c| c > 0.0).map(|c| work / c),
+        bytes_per_position: data.bytes_per_position,
+    })
+}
+
+/// Positions of a dataset, for tests and tools.
+pub fn load_all(dataset: &Path) -> Result<Positions, TexelError> {
+    Ok(Dataset::load(dataset, 0.0, 1)?.train)
+}

@@ -1,0 +1,356 @@
+//! Texel tuning: the dataset builder on malformed PGN, recovery of known
+//! weights from synthetic labels, and exact resume / thread-count
+//! independence of a tuning run.
+
+use std::path::{Path, PathBuf};
+
+use cozy_chess::{Board, Move};
+use karsinta_engine::eval::weights::EvalWeights;
+use karsinta_engine::eval::{evaluate_white, flat_f64, trace};
+use karsinta_harness::tune::texel::config::{select_weights, RawTexelConfig};
+use karsinta_harness::tune::texel::dataset::{DatasetWriter, Positions};
+use karsinta_harness::tune::texel::extract::SkipKind;
+use karsinta_harness::tune::texel::run::round_weights;
+use karsinta_harness::tune::texel::tuner::{
+    loss, loss_and_gradient, Bounds, Optimizer, TunerState,
+};
+use karsinta_harness::tune::texel::{
+    extract, run_texel, ExtractOptions, TexelConfig, TexelRunOptions,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const GOOD: &str = "[Event \"good\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 1-0\n\n";
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn opts() -> ExtractOptions {
+    ExtractOptions {
+        skip_plies: 4,
+        ..ExtractOptions::default()
+    }
+}
+
+#[test]
+fn each_kind_of_bad_game_is_skipped_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = [
+        GOOD,
+        // 2: no result at all
+        "[Event \"no result\"]\n\n1. e4 e5 2. Nf3 Nc6\n\n",
+        // 3: result unknown
+        "[Event \"star\"]\n[Result \"*\"]\n\n1. d4 d5 *\n\n",
+        // 4: illegal move
+        "[Event \"illegal\"]\n[Result \"0-1\"]\n\n1. e4 e5 2. Ke3 Nc6 0-1\n\n",
+        // 5: bad FEN
+        "[Event \"fen\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8 w KQkq - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n",
+        // 6: bad tag value
+        "[Event \"tag\"]\n[Result \"2-0\"]\n\n1. e4 e5 1-0\n\n",
+        // 7: Result tag contradicting the movetext
+        "[Event \"contradiction\"]\n[Result \"0-1\"]\n\n1. e4 e5 1-0\n\n",
+        // 8: another variant
+        "[Event \"960\"]\n[Variant \"Chess960\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n",
+        GOOD,
+    ]
+    .concat();
+    let pgn = write(dir.path(), "mixed.pgn", &text);
+    let out = dir.path().join("d.bin");
+    let r = extract(std::slice::from_ref(&pgn), &out, &opts(), &|_| {}).unwrap();
+    assert_eq!(r.games_read, 9);
+    assert_eq!(r.games_used, 2);
+    let got: Vec<(u64, SkipKind)> = r.skipped.iter().map(|s| (s.game, s.kind)).collect();
+    assert_eq!(
+        got,
+        [
+            (2, SkipKind::NoResult),
+            (3, SkipKind::NoResult),
+            (4, SkipKind::IllegalMove),
+            (5, SkipKind::BadFen),
+            (6, SkipKind::BadTag),
+            (7, SkipKind::BadTag),
+            (8, SkipKind::Variant),
+        ]
+    );
+    assert!(r.skipped.iter().all(|s| s.file == pgn));
+    assert!(
+        r.skipped[2].reason.contains("Ke3"),
+        "{}",
+        r.skipped[2].reason
+    );
+    let text = r.text();
+    assert!(text.contains("mixed.pgn game 4: illegal move"), "{text}");
+    // Both good games give the same positions: the second is all duplicates.
+    assert!(
+        r.positions_kept > 0 && r.duplicates == r.positions_kept,
+        "{r:?}"
+    );
+    assert!(out.exists());
+}
+
+#[test]
+fn truncated_files_end_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, tail, kind) in [
+        (
+            "cut-moves.pgn",
+            "[Event \"cut\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 N",
+            SkipKind::NoResult,
+        ),
+        (
+            "cut-comment.pgn",
+            "[Event \"cut\"]\n[Result \"1-0\"]\n\n1. e4 {+0.31/12 0.0",
+            SkipKind::Truncated,
+        ),
+        (
+            "cut-tag.pgn",
+            "[Event \"cut\"]\n[Result \"1-",
+            SkipKind::BadTag,
+        ),
+    ] {
+        let pgn = write(dir.path(), name, &format!("{GOOD}{tail}"));
+        let r = extract(&[pgn], &dir.path().join("d.bin"), &opts(), &|_| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(r.games_used, 1, "{name}: {r:?}");
+        assert_eq!(r.games_skipped(), 1, "{name}: {r:?}");
+        assert_eq!(r.skipped[0].kind, kind, "{name}: {r:?}");
+        assert_eq!(r.skipped[0].game, 2, "{name}");
+        assert!(r.positions_kept > 0);
+    }
+    // Nothing usable at all: an error, and no dataset file.
+    let pgn = write(dir.path(), "bad.pgn", "[Event \"x\"]\n\n1. e4 *\n");
+    let out = dir.path().join("none.bin");
+    let e = extract(&[pgn], &out, &opts(), &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("no positions"), "{e}");
+    assert!(!out.exists());
+    // A missing file is an error naming it.
+    let e = extract(&[dir.path().join("missing.pgn")], &out, &opts(), &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("missing.pgn"), "{e}");
+}
+
+#[test]
+fn sampling_caps_skips_and_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write(dir.path(), "g.pgn", GOOD);
+    let out = dir.path().join("d.bin");
+    let all = extract(std::slice::from_ref(&pgn), &out, &opts(), &|_| {}).unwrap();
+    // 16 plies, 4 skipped, none in check.
+    assert_eq!(all.positions_sampled, 12);
+    let capped = ExtractOptions {
+        max_per_game: Some(3),
+        ..opts()
+    };
+    let r = extract(&[pgn], &out, &capped, &|_| {}).unwrap();
+    assert_eq!(r.positions_sampled, 3);
+    let ds = karsinta_harness::tune::texel::run::load_all(&out).unwrap();
+    assert_eq!(ds.len() as u64, r.positions_kept);
+    assert!(ds.meta.iter().all(|m| m.label == 1.0), "White won");
+}
+
+/// Positions from random playouts, varied in material and phase.
+fn random_positions(n: usize, seed: u64) -> Vec<Board> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut b = Board::default();
+        let plies = rng.gen_range(6..80);
+        for _ in 0..plies {
+            let mut moves: Vec<Move> = Vec::new();
+            b.generate_moves(|ms| {
+                moves.extend(ms);
+                false
+            });
+            if moves.is_empty() {
+                break;
+            }
+            // Prefer captures so that material varies.
+            let caps: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|m| b.color_on(m.to) == Some(!b.side_to_move()))
+                .collect();
+            let pool = if !caps.is_empty() && rng.gen_bool(0.5) {
+                &caps
+            } else {
+                &moves
+            };
+            b.play_unchecked(pool[rng.gen_range(0..pool.len())]);
+        }
+        if b.checkers().is_empty() && b.status() == cozy_chess::GameStatus::Ongoing {
+            out.push(b);
+        }
+    }
+    out
+}
+
+#[test]
+fn synthetic_labels_recover_the_known_weights() {
+    // Labels from the engine's integer evaluation under the known (default)
+    // weights; the tuner, scoring in floating point, starts from perturbed
+    // weights and must find the known ones again.
+    const K: f64 = 0.008;
+    let known = EvalWeights::default();
+    let mut p = Positions::default();
+    for b in random_positions(3000, 7) {
+        let e = f64::from(evaluate_white(&b, &known));
+        p.push_trace(&trace(&b, &known), (1.0 / (1.0 + (-K * e).exp())) as f32);
+    }
+    let names: Vec<String> = ["material_", "bishop_pair", "tempo"]
+        .map(String::from)
+        .to_vec();
+    let tuned = select_weights(&names, Path::new("test"), "tune").unwrap();
+    let truth = flat_f64(&known);
+    let mut start = truth.clone();
+    for (i, x) in start.iter_mut().enumerate() {
+        if tuned[i] {
+            *x = (*x * if i % 3 == 0 { 1.3 } else { 0.75 }).round() + 7.0;
+        }
+    }
+    let specs = EvalWeights::specs();
+    let bounds = Bounds {
+        tuned: tuned.clone(),
+        min: specs.iter().map(|s| f64::from(s.min)).collect(),
+        max: specs.iter().map(|s| f64::from(s.max)).collect(),
+    };
+    let mut s = TunerState::new(start, K);
+    let before = loss(&p, &s.weights, K);
+    for _ in 0..1500 {
+        let (_, g) = loss_and_gradient(&p, &s.weights, K);
+        s.step(&g, Optimizer::Adam, 2.0, &bounds);
+    }
+    let after = loss(&p, &s.weights, K);
+    assert!(after < before / 1000.0, "loss {before} -> {after}");
+    // Tolerance: 3 cp per scalar (the integer labels carry up to
+    // MAX_ROUNDING_CP of truncation noise, and a few scalars, such as the
+    // queen's endgame value, appear in few positions).
+    let mut worst = (0.0, String::new());
+    for i in (0..truth.len()).filter(|&i| tuned[i]) {
+        let err = (s.weights[i] - truth[i]).abs();
+        if err > worst.0 {
+            worst = (err, specs[i].name.clone());
+        }
+    }
+    assert!(
+        worst.0 <= 3.0,
+        "worst scalar {} off by {:.2}",
+        worst.1,
+        worst.0
+    );
+    // Rounded as the engine uses them, the weights are the known ones
+    // within the same tolerance, and untuned ones never moved.
+    let r = flat_f64(&round_weights(&s.weights));
+    for i in 0..truth.len() {
+        let tol = if tuned[i] { 3.0 } else { 0.0 };
+        assert!((r[i] - truth[i]).abs() <= tol, "{}", specs[i].name);
+    }
+}
+
+fn small_dataset(dir: &Path) -> PathBuf {
+    let path = dir.join("synthetic.bin");
+    let w = EvalWeights::default();
+    let mut wr = DatasetWriter::create(&path).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for b in random_positions(600, 11) {
+        let t = trace(&b, &w);
+        let e = f64::from(evaluate_white(&b, &w));
+        let win = 1.0 / (1.0 + (-0.006 * e).exp());
+        let label = if rng.gen_bool(win) { 1.0 } else { 0.0 };
+        wr.push(&t.view(), t.white_to_move, label).unwrap();
+    }
+    wr.finish().unwrap();
+    path
+}
+
+fn config(dir: &Path, data: &Path, threads: usize) -> TexelConfig {
+    let raw: RawTexelConfig = serde_yaml::from_str(&format!(
+        "dataset: {}\nepochs: 12\ncheckpoint_every: 5\nvalidation_fraction: 0.2\nthreads: {threads}\nlearning_rate: 3\n",
+        data.display()
+    ))
+    .unwrap();
+    TexelConfig::resolve(raw, &dir.join("t.yaml")).unwrap()
+}
+
+#[test]
+fn resume_continues_exactly_and_threads_do_not_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dataset(dir.path());
+    let run = |out: &str, threads: usize, stop: Option<usize>, resume: bool| {
+        let cfg = config(dir.path(), &data, threads);
+        let opts = TexelRunOptions {
+            out_dir: dir.path().join(out),
+            resume,
+            quiet: true,
+            stop_at_epoch: stop,
+            ..TexelRunOptions::default()
+        };
+        run_texel(&cfg, &opts).unwrap()
+    };
+    let whole = run("whole", 2, None, false);
+    assert_eq!(whole.status, "finished");
+    assert_eq!(whole.epochs, 12);
+    assert!(whole.final_train_loss < whole.start_train_loss);
+    let part = run("parts", 1, Some(7), false);
+    assert_eq!((part.status.as_str(), part.epochs), ("interrupted", 7));
+    let resumed = run("parts", 1, None, true);
+    assert_eq!(resumed.epochs, 12);
+    let read = |d: &str, f: &str| std::fs::read_to_string(dir.path().join(d).join(f)).unwrap();
+    assert_eq!(read("whole", "tuned.yaml"), read("parts", "tuned.yaml"));
+    assert!(
+        read("whole", "checkpoint.json") == read("parts", "checkpoint.json"),
+        "checkpoints differ (weights and optimiser state must be bit-identical)"
+    );
+    let losses = |d: &str| -> Vec<String> {
+        read(d, "loss.csv")
+            .lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+            .collect()
+    };
+    assert_eq!(losses("whole"), losses("parts"));
+    assert_eq!(losses("whole").len(), 1 + 13, "header and epochs 0..=12");
+    assert!(read("whole", "loss.svg").contains("<svg"));
+    assert!(read("whole", "report.md").contains("Largest changes"));
+    let summary: serde_json::Value = serde_json::from_str(&read("whole", "summary.json")).unwrap();
+    assert_eq!(summary["status"], "finished");
+}
+
+#[test]
+fn a_finished_run_folder_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dataset(dir.path());
+    let cfg = config(dir.path(), &data, 1);
+    let opts = TexelRunOptions {
+        out_dir: dir.path().join("run"),
+        quiet: true,
+        stop_at_epoch: Some(1),
+        ..TexelRunOptions::default()
+    };
+    run_texel(&cfg, &opts).unwrap();
+    let e = run_texel(&cfg, &opts).unwrap_err().to_string();
+    assert!(e.contains("already holds a tuning run"), "{e}");
+}
+
+#[test]
+fn config_errors_name_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.yaml");
+    let load = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        TexelConfig::load(&path).unwrap_err().to_string()
+    };
+    let e = load("dataset: d.bin\nepochs: 10\ntune: [no_such_weight]\n");
+    assert!(
+        e.contains("tune[0]") && e.contains("no_such_weight") && e.contains("t.yaml"),
+        "{e}"
+    );
+    let e = load("dataset: d.bin\nepochs: 0\n");
+    assert!(e.contains("epochs"), "{e}");
+    let e = load("dataset: d.bin\nepochs: 3\nlearning_rat: 1\n");
+    assert!(e.contains("learning_rat"), "{e}");
+    let e = load("dataset: d.bin\nepochs: 3\nstart: nope.yaml\n");
+    assert!(e.contains("start") && e.contains("nope.yaml"), "{e}");
+    let e = load("dataset: d.bin\nepochs: 3\ntune: [tempo_mg]\nexclude: [tempo]\n");
+    assert!(e.contains("no weight is left"), "{e}");
+}
