@@ -439,12 +439,25 @@ impl<'a> Worker<'a> {
                     best_score = s;
                 }
                 let best_uci = move_to_uci(board, best);
+                result.best_move = Some(best_uci.clone());
+                result.score = Score::from_internal(best_score);
                 if result.pv.first() != Some(&best_uci) {
                     result.pv = self.extract_pv(board, best, depth - 1);
                     result.ponder = result.pv.get(1).cloned();
+                    // The move played comes from the unfinished iteration:
+                    // report it, so the last `info ... pv` a tester reads
+                    // before `bestmove` starts with the move played.
+                    result.depth = depth;
+                    info(&SearchInfo {
+                        depth,
+                        seldepth: self.seldepth as i32,
+                        score: result.score,
+                        nodes: self.nodes,
+                        time_ms: self.elapsed_ms(),
+                        hashfull: self.tt.hashfull(),
+                        pv: result.pv.clone(),
+                    });
                 }
-                result.best_move = Some(best_uci);
-                result.score = Score::from_internal(best_score);
                 break;
             }
             if let Some((mv, _)) = self.root_best {

@@ -527,3 +527,49 @@ fn fixed_depth_and_node_searches_are_repeatable() {
         assert_eq!(a, run(go), "{go}");
     }
 }
+
+/// The last `info ... pv` before `bestmove` starts with the move played,
+/// also when the move comes from an iteration cut short by the node limit
+/// (fastchess warns "Bestmove does not match beginning of last PV"). Each
+/// case below played a move from an unfinished iteration without a `pv`
+/// line for it before the fix.
+#[test]
+fn last_pv_starts_with_the_move_played() {
+    let mut s = Session::new();
+    let cases = [
+        ("8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1", 17500),
+        (
+            "rnbqkb1r/pppp1ppp/8/4P3/6n1/7P/PPPNPPP1/R1BQKBNR b KQkq - 0 1",
+            7300,
+        ),
+        (
+            "3q1rk1/p4pp1/2pb3p/3p4/6Pr/1PNQ4/P1PB1PP1/4RRK1 b - - 0 1",
+            500,
+        ),
+        ("startpos", 3000),
+    ];
+    for (fen, nodes) in cases {
+        s.send("ucinewgame");
+        if fen == "startpos" {
+            s.send("position startpos");
+        } else {
+            s.send(&format!("position fen {fen}"));
+        }
+        s.send(&format!("go nodes {nodes}"));
+        let (line, before) = s.expect(|l| l.starts_with("bestmove"));
+        let best = line.split_whitespace().nth(1).unwrap();
+        let pv_line = before
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info") && l.contains(" pv "))
+            .unwrap_or_else(|| panic!("{fen} nodes {nodes}: no pv line in {before:?}"));
+        let first = pv_line
+            .split(" pv ")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next();
+        assert_eq!(first, Some(best), "{fen} nodes {nodes}: {pv_line}");
+    }
+    s.finish();
+}
