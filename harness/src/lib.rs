@@ -17,3 +17,4 @@ pub mod summary;
 pub mod tally;
 pub mod timecontrol;
 pub mod tournament;
+pub mod tune;

@@ -29,6 +29,8 @@ enum Command {
     Ab(cli::ab::Args),
     /// CI non-regression SPRT: exit 0 pass, 1 regression, 2 setup error, 3 inconclusive.
     Gate(cli::gate::Args),
+    /// Tune parameters: `spsa` (search parameters by games).
+    Tune(cli::tune_spsa::TuneArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cli::docs::CompletionArgs),
     /// Print the man page (roff), or write one per subcommand with --dir.
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::Openings(args) => cli::openings::run(args),
         Command::Ab(args) => cli::ab::run(args),
         Command::Report(args) => cli::report::run(args),
+        Command::Tune(args) => cli::tune_spsa::run_group(args),
         Command::Completions(args) => cli::docs::completions(Cli::command(), args),
         Command::Man(args) => cli::docs::man(Cli::command(), args),
         // The gate picks its own exit status (0/1/2/3).

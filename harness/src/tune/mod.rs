@@ -1,0 +1,2 @@
+//! Tuners: methods that change engine parameters from evidence.
+pub mod spsa;
