@@ -224,8 +224,8 @@ fn verify(session: &Session, quiet: bool, interrupt: Arc<AtomicBool>) -> anyhow:
         eprintln!("verify: {} -> {}", cfg.name, out_dir.display());
     }
     let summary = run_match(&cfg, &opts).map_err(|e| anyhow::anyhow!("verify: {e}"))?;
-    print!(
-        "{}Run   | {} ({})\n",
+    println!(
+        "{}Run   | {} ({})",
         summary.text_block(),
         out_dir.display(),
         summary.status

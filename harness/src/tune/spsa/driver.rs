@@ -207,7 +207,7 @@ impl Iterator for Jobs<'_> {
             return None;
         }
         let k = self.next_pair / self.per + 1;
-        if self.next_pair % self.per == 0 || self.current.is_none() {
+        if self.next_pair.is_multiple_of(self.per) || self.current.is_none() {
             let from = k.saturating_sub(self.window);
             let mut progress = self
                 .shared

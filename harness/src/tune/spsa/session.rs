@@ -265,7 +265,7 @@ impl Session {
             driver::run(&self.setup, &mut self.state, &arena, |report, state| {
                 output::append_csv(&dir, report.k, &state.theta)?;
                 output::save_state(&dir, state)?;
-                if report.k % SVG_EVERY == 0 {
+                if report.k.is_multiple_of(SVG_EVERY) {
                     let rows = output::read_csv(&dir)?;
                     output::write_atomic(
                         &dir.join(output::SVG_FILE),

@@ -306,7 +306,7 @@ fn param(
     let max = need(p.max, "max", spec.map(|s| f64::from(s.max)))?;
     let c_end = need(p.c_end, "c_end", spec.map(|s| s.c_end))?;
     let r_end = p.r_end.or(spec.map(|s| s.r_end)).unwrap_or(DEFAULT_R_END);
-    if !(min < max) {
+    if !(min.is_finite() && max.is_finite()) || min >= max {
         return Err(invalid(
             path,
             key,
