@@ -33,7 +33,7 @@ enum Command {
     Completions(cli::docs::CompletionArgs),
     /// Print the man page (roff), or write one per subcommand with --dir.
     Man(cli::docs::ManArgs),
-    /// Tune parameters: `texel-data` (PGN to dataset), `texel` (evaluation weights).
+    /// Tune parameters: `texel-data` (PGN to dataset), `texel` (evaluation weights), `spsa` (search parameters by games).
     Tune(cli::tune::Args),
 }
 

@@ -114,6 +114,10 @@ pub struct PlayOptions {
     pub factory: Option<PlayerFactory>,
     /// Failed starts in a row of one engine after which the run stops.
     pub max_start_failures: u32,
+    /// Raised by the runner once it abandons the jobs (stop, failure), so
+    /// that a job iterator waiting for results (a tuner's) can give up
+    /// instead of holding a worker forever.
+    pub aborted: Option<Arc<AtomicBool>>,
 }
 
 impl Default for PlayOptions {
@@ -123,6 +127,7 @@ impl Default for PlayOptions {
             stop: Vec::new(),
             factory: None,
             max_start_failures: DEFAULT_MAX_START_FAILURES,
+            aborted: None,
         }
     }
 }
@@ -381,6 +386,13 @@ where
             let received = rx.recv_timeout(Duration::from_millis(50));
             if stop_requested() && !abort.swap(true, Ordering::SeqCst) && failure.is_none() {
                 ended = Ended::Halted;
+            }
+            if let Some(a) = opts
+                .aborted
+                .as_ref()
+                .filter(|_| abort.load(Ordering::SeqCst))
+            {
+                a.store(true, Ordering::SeqCst);
             }
             let msg = match received {
                 Ok(m) => m,

@@ -728,6 +728,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         stop: opts.stop.iter().chain(&opts.interrupt).cloned().collect(),
         factory: opts.factory.clone(),
         max_start_failures: cfg.max_start_failures,
+        aborted: None,
     };
     let played = play_pairs(&specs, &cfg.settings, jobs, &play, |finished| {
         // PGN first (on disk), then the ledger: a pair is counted only once

@@ -10,6 +10,7 @@ pub mod openings;
 pub mod report;
 pub mod stats;
 pub mod tune;
+pub mod tune_spsa;
 
 use std::fmt;
 use std::path::PathBuf;

@@ -32,6 +32,8 @@ pub enum TuneCmd {
     TexelData(TexelDataArgs),
     /// Tune evaluation weights on a Texel dataset (config: see configs/texel.yaml).
     Texel(TexelArgs),
+    /// Tune search parameters by SPSA games (config: see configs/spsa.yaml).
+    Spsa(super::tune_spsa::Args),
 }
 
 #[derive(clap::Args, Debug)]
@@ -108,6 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.cmd {
         TuneCmd::TexelData(a) => texel_data(a),
         TuneCmd::Texel(a) => texel_tune(a),
+        TuneCmd::Spsa(a) => super::tune_spsa::run(a),
     }
 }
 

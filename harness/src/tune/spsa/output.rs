@@ -1,0 +1,239 @@
+//! The run folder of `karsinta tune spsa`: `state.json` (after every
+//! iteration, replaced atomically), `params.csv` (theta after every
+//! iteration; row 0 is the start), `trajectories.svg` (one small chart per
+//! parameter with its start and bounds), and at the end `params.yaml` and
+//! `openbench.txt` (`name, value` lines).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use super::driver::SpsaState;
+use super::schedule::ParamDef;
+
+pub const STATE_FILE: &str = "state.json";
+pub const CSV_FILE: &str = "params.csv";
+pub const SVG_FILE: &str = "trajectories.svg";
+pub const PARAMS_FILE: &str = "params.yaml";
+pub const OPENBENCH_FILE: &str = "openbench.txt";
+
+fn context(path: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Write `text` to `path` through a temporary file and a rename, so a
+/// killed process leaves either the old or the new file. No fsync: it cost
+/// seconds per iteration on a busy disk, and a kill (unlike a power
+/// failure) does not lose written data.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(context(&tmp))?;
+        f.write_all(text.as_bytes()).map_err(context(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(context(path))
+}
+
+pub fn save_state(dir: &Path, state: &SpsaState) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(state).map_err(std::io::Error::other)?;
+    write_atomic(&dir.join(STATE_FILE), &text)
+}
+
+pub fn load_state(dir: &Path) -> std::io::Result<SpsaState> {
+    let path = dir.join(STATE_FILE);
+    let text = std::fs::read_to_string(&path).map_err(context(&path))?;
+    let mut state: SpsaState = serde_json::from_str(&text).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })?;
+    state.restore_exact();
+    Ok(state)
+}
+
+fn csv_row(k: u64, theta: &[f64]) -> String {
+    let mut s = k.to_string();
+    for v in theta {
+        let _ = write!(s, ",{}", round6(*v));
+    }
+    s.push('\n');
+    s
+}
+
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+/// `params.csv` as the state says it is: the header and rows 0..=applied
+/// (rows past the state, written before a kill, are dropped; missing ones
+/// cannot be rebuilt and are an error).
+pub fn prepare_csv(dir: &Path, params: &[ParamDef], state: &SpsaState) -> std::io::Result<()> {
+    let path = dir.join(CSV_FILE);
+    let header = std::iter::once("iteration".to_string())
+        .chain(params.iter().map(|p| p.name.clone()))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut text = format!("{header}\n");
+    if state.applied == 0 {
+        let start: Vec<f64> = params.iter().map(|p| p.start).collect();
+        text.push_str(&csv_row(0, &start));
+    } else {
+        let old = std::fs::read_to_string(&path).map_err(context(&path))?;
+        let mut rows = 0;
+        for line in old.lines().skip(1) {
+            let k: u64 = line
+                .split(',')
+                .next()
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(u64::MAX);
+            if k <= state.applied {
+                text.push_str(line);
+                text.push('\n');
+                rows += 1;
+            }
+        }
+        if rows != state.applied + 1 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{}: {rows} rows for {} iterations",
+                    path.display(),
+                    state.applied
+                ),
+            ));
+        }
+    }
+    write_atomic(&path, &text)
+}
+
+pub fn append_csv(dir: &Path, k: u64, theta: &[f64]) -> std::io::Result<()> {
+    let path = dir.join(CSV_FILE);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .map_err(context(&path))?;
+    f.write_all(csv_row(k, theta).as_bytes())
+        .map_err(context(&path))
+}
+
+/// The trajectories from `params.csv`: one row of values per iteration.
+pub fn read_csv(dir: &Path) -> std::io::Result<Vec<Vec<f64>>> {
+    let path = dir.join(CSV_FILE);
+    let text = std::fs::read_to_string(&path).map_err(context(&path))?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.split(',')
+                .skip(1)
+                .filter_map(|v| v.parse().ok())
+                .collect()
+        })
+        .collect())
+}
+
+/// One small chart per parameter: the trajectory, a dashed line at the
+/// start value, the bounds as the chart's top and bottom.
+pub fn svg(params: &[ParamDef], rows: &[Vec<f64>]) -> String {
+    const W: f64 = 300.0;
+    const H: f64 = 150.0;
+    const PAD: f64 = 28.0;
+    let cols = params.len().clamp(1, 3);
+    let lines = params.len().div_ceil(cols).max(1);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"10\">\n",
+        W * cols as f64,
+        H * lines as f64
+    );
+    let n = rows.len().max(2) - 1;
+    for (i, p) in params.iter().enumerate() {
+        let (ox, oy) = ((i % cols) as f64 * W, (i / cols) as f64 * H);
+        let (x0, x1, y0, y1) = (ox + PAD, ox + W - 8.0, oy + 18.0, oy + H - PAD + 8.0);
+        let x = |k: usize| x0 + (x1 - x0) * k as f64 / n as f64;
+        let y = |v: f64| y1 - (y1 - y0) * (v - p.min) / (p.max - p.min);
+        let last = rows
+            .last()
+            .and_then(|r| r.get(i))
+            .copied()
+            .unwrap_or(p.start);
+        let _ = writeln!(
+            s,
+            "<text x=\"{x0}\" y=\"{}\">{} (start {}, now {})</text>",
+            oy + 12.0,
+            escape(&p.name),
+            p.start,
+            round6(last)
+        );
+        let _ = writeln!(
+            s,
+            "<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>",
+            x1 - x0,
+            y1 - y0
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            x0 - 2.0,
+            y0 + 8.0,
+            p.max
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{y1}\" text-anchor=\"end\">{}</text>",
+            x0 - 2.0,
+            p.min
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{x1}\" y=\"{}\" text-anchor=\"end\">{n}</text>",
+            y1 + 12.0
+        );
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{sy}\" y2=\"{sy}\" stroke=\"#c60\" stroke-dasharray=\"4 3\"/>",
+            sy = y(p.start)
+        );
+        let points: Vec<String> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| r.get(i).map(|v| format!("{:.1},{:.1}", x(k), y(*v))))
+            .collect();
+        let _ = writeln!(
+            s,
+            "<polyline fill=\"none\" stroke=\"#06c\" stroke-width=\"1.2\" points=\"{}\"/>",
+            points.join(" ")
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The tuned values as played: integers rounded.
+pub fn played_values(params: &[ParamDef], theta: &[f64]) -> Vec<(String, String)> {
+    super::driver::side_options(params, theta)
+}
+
+/// `name, value` lines (OpenBench's output format).
+pub fn openbench_lines(params: &[ParamDef], theta: &[f64]) -> String {
+    played_values(params, theta)
+        .into_iter()
+        .map(|(n, v)| format!("{n}, {v}\n"))
+        .collect()
+}
+
+/// `name: value` lines (loadable by `karsinta-engine --params` for its own
+/// parameters, on top of its defaults).
+pub fn params_yaml(params: &[ParamDef], theta: &[f64]) -> String {
+    let mut s = String::from("# tuned by karsinta tune spsa\n");
+    for (n, v) in played_values(params, theta) {
+        let _ = writeln!(s, "{n}: {v}");
+    }
+    s
+}
