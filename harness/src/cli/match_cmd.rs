@@ -12,10 +12,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::players::PlayerKind;
-use karsinta_harness::tournament::{run_match, RunOptions};
+use karsinta_harness::tournament::{run_match, MatchError, RunOptions};
 
 use super::usage;
 
@@ -106,7 +105,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         interrupt: Some(interrupt),
         ..RunOptions::default()
     };
-    let summary = run_match(&cfg, &opts).with_context(|| format!("match {}", cfg.name))?;
+    let summary = run_match(&cfg, &opts).map_err(|e| match e {
+        // An engine that cannot play the match as configured (an option it
+        // does not advertise, a limit its protocol lacks): a setup error.
+        MatchError::Unsupported { .. } => {
+            anyhow::Error::new(super::UsageError(format!("match {}: {e}", cfg.name)))
+        }
+        e => anyhow::Error::new(e).context(format!("match {}", cfg.name)),
+    })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

@@ -63,6 +63,7 @@ impl UciPlayer {
             )));
         }
         let deadline = Instant::now() + timeout;
+        let mut advertised = Vec::new();
         loop {
             match process.read_line(deadline) {
                 Ok(line) => {
@@ -73,6 +74,7 @@ impl UciPlayer {
                             let rest: Vec<&str> = tokens.collect();
                             self.id_name = Some(rest.join(" "));
                         }
+                        Some("option") => advertised.extend(option_name(line)),
                         _ => {}
                     }
                 }
@@ -88,6 +90,19 @@ impl UciPlayer {
                         process.describe_exit()
                     )))
                 }
+            }
+        }
+        // An option the engine does not know would be ignored (or answered
+        // with a line nobody reads): refuse the setup instead.
+        for (name, _) in &self.spec.options {
+            if !advertised.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+                process.kill();
+                return Err(EngineError::Unsupported(unknown_option_message(
+                    &self.spec.name,
+                    self.id_name.as_deref(),
+                    name,
+                    &advertised,
+                )));
             }
         }
         self.out.clear();
@@ -107,6 +122,37 @@ impl UciPlayer {
             p.kill();
         }
     }
+}
+
+/// The name in an `option name <id> type <t> ...` line (names may hold
+/// spaces; `type` ends them).
+fn option_name(line: &str) -> Option<String> {
+    let mut tokens = line.split_ascii_whitespace();
+    if tokens.next() != Some("option") || tokens.next() != Some("name") {
+        return None;
+    }
+    let name: Vec<&str> = tokens.take_while(|&t| t != "type").collect();
+    (!name.is_empty()).then(|| name.join(" "))
+}
+
+/// Why an option cannot be set: names the engine, the option and the
+/// closest advertised name.
+fn unknown_option_message(
+    engine: &str,
+    id_name: Option<&str>,
+    option: &str,
+    advertised: &[String],
+) -> String {
+    let who = match id_name {
+        Some(id) if id != engine => format!("engine '{engine}' ({id})"),
+        _ => format!("engine '{engine}'"),
+    };
+    let hint = match super::closest_name(option, advertised) {
+        Some(close) => format!("; did you mean '{close}'?"),
+        None if advertised.is_empty() => "; it advertises no options".to_string(),
+        None => format!("; it has: {}", advertised.join(", ")),
+    };
+    format!("{who} does not advertise the option '{option}'{hint}")
 }
 
 /// Wait for `readyok`, skipping other lines.
