@@ -533,3 +533,31 @@ fn cli_generates_and_checks_a_suite() {
     assert_eq!(check.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&check.stderr).contains("bad.epd:2: "));
 }
+
+#[test]
+fn generate_refuses_zero_limits_and_counts_within_after_an_early_stop() {
+    for bad in [["--nodes", "0"], ["--depth", "0"], ["--hash-mb", "0"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+            .args([
+                "openings", "generate", "--plies", "1", "--count", "1", "--quiet",
+            ])
+            .args(bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(bad[0]),
+            "{bad:?}"
+        );
+    }
+    // Every position is within +-30000 cp, so the figure is 100% although
+    // the run stops after 2 of the first batch.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+        .args(["openings", "generate", "--plies", "2", "--count", "2"])
+        .args(["--nodes", "50", "--max-cp", "30000", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("100.0% within +-30000 cp"), "{err}");
+}
