@@ -22,10 +22,11 @@ use thiserror::Error;
 use crate::config::{ConfigError, MatchConfig, Overrides, RawEngine, RawKind};
 use crate::players::{check_player, EngineError};
 use crate::revision::{self, BenchSignature, Build, BuildCache, BuildError, BuildSettings};
+use crate::stats::fmt_opt;
 use crate::stats::{Pentanomial, Trinomial};
 use crate::summary::{two_decimals, SprtSummary, Summary};
 use crate::timecontrol::TimeControl;
-use crate::tournament::{run_match, MatchError, RunOptions};
+use crate::tournament::{claim_new_run_dir, remove_if_empty, run_match, MatchError, RunOptions};
 
 /// Why an A/B test or gate could not run. All of these are setup errors:
 /// engine failures during games are game results.
@@ -420,8 +421,8 @@ pub fn result_block(
     let _ = writeln!(
         s,
         "Elo   | {} +- {} (95%)",
-        two_decimals(est.elo),
-        two_decimals(est.elo_error)
+        fmt_opt(est.elo, 2),
+        fmt_opt(est.elo_error, 2)
     );
     let label = if sprt.is_some() { "SPRT " } else { "TC   " };
     let _ = writeln!(s, "{label} | {}", conditions(tc, options));
@@ -548,7 +549,8 @@ pub fn prepare_pair(
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Prepared, Prepared), AbError> {
     let base_dir = cfg.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut settings = match &cfg.resolved.build {
+    let build: Option<crate::revision::RawBuild> = cfg.section("build")?;
+    let mut settings = match &build {
         Some(raw) => BuildSettings::from_raw(raw, &base_dir).map_err(|e| ConfigError::Invalid {
             path: cfg.path.clone(),
             key: "build".into(),
@@ -593,11 +595,11 @@ pub fn run_ab(
         &options,
         log,
     )?;
-    let out_dir = req
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| config.default_out_dir());
     if req.bench_only {
+        let out_dir = req
+            .out_dir
+            .clone()
+            .unwrap_or_else(|| config.default_out_dir());
         return Ok(AbOutcome {
             dev,
             base,
@@ -610,6 +612,10 @@ pub fn run_ab(
     if interrupt.as_ref().is_some_and(|f| f.load(Ordering::SeqCst)) {
         return Err(AbError::Interrupted);
     }
+    let out_dir = match req.out_dir.clone() {
+        Some(d) => d,
+        None => claim_new_run_dir(&config.default_out_dir())?,
+    };
     let opts = RunOptions {
         out_dir: out_dir.clone(),
         resume: false,
@@ -617,8 +623,10 @@ pub fn run_ab(
         factory: None,
         stop: None,
         interrupt,
+
+        ..RunOptions::default()
     };
-    let summary = run_match(&config, &opts)?;
+    let summary = run_match(&config, &opts).inspect_err(|_| remove_if_empty(&out_dir))?;
     Ok(AbOutcome {
         dev,
         base,
@@ -650,7 +658,7 @@ mod tests {
             llr: 2.961,
             lower: -2.944,
             upper: 2.944,
-            decision: "H1".into(),
+            decision: crate::tally::SprtVerdict::H1,
             pairs: penta.pairs(),
         };
         let tc: TimeControl = "8+0.08".parse().unwrap();

@@ -45,6 +45,9 @@ pub enum ConfigError {
         key: String,
         message: String,
     },
+    /// A command-line flag's value (blamed on the flag, not the file).
+    #[error("{flag}: {message}")]
+    Flag { flag: String, message: String },
 }
 
 /// The config file as written.
@@ -81,12 +84,38 @@ pub struct RawConfig {
     pub adjudication: Option<RawAdjudication>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<RawSprt>,
-    /// `karsinta ab` / `gate`: how revisions are built (unused by `match`).
+    /// Failed starts in a row of one engine after which a run stops with an
+    /// error (default 3; as cutechess-cli stops and fastchess `-recover` goes on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build: Option<crate::revision::RawBuild>,
-    /// `karsinta gate`: budget and verdict settings (unused by `match`).
+    pub max_start_failures: Option<u32>,
+    /// Blocks that belong to other commands, kept as raw YAML: `build:`
+    /// and `gate:` of `ab`/`gate`, the tuners' and the distributed runner's.
+    /// The match schema never depends on those commands' types;
+    /// [`MatchConfig::section`] hands each to its owner, which parses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<crate::gate::RawGate>,
+    pub build: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spsa: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texel: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<serde_yaml::Value>,
+}
+
+impl RawConfig {
+    /// The raw block of another command (`build`, `gate`, `spsa`, `texel`, `dist`).
+    pub fn section(&self, key: &str) -> Option<&serde_yaml::Value> {
+        match key {
+            "build" => self.build.as_ref(),
+            "gate" => self.gate.as_ref(),
+            "spsa" => self.spsa.as_ref(),
+            "texel" => self.texel.as_ref(),
+            "dist" => self.dist.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// Engine protocol in YAML.
@@ -196,17 +225,7 @@ fn default_model() -> EloModel {
     EloModel::Normalized
 }
 
-/// How engines are paired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TournamentKind {
-    /// Two engines.
-    Match,
-    /// The first engine against each of the others.
-    Gauntlet,
-    /// Every engine against every other.
-    RoundRobin,
-}
+pub use crate::tally::TournamentKind;
 
 /// Command-line values that replace config keys.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -215,6 +234,36 @@ pub struct Overrides {
     pub concurrency: Option<usize>,
     pub seed: Option<u64>,
     pub time_control: Option<String>,
+}
+
+impl Overrides {
+    /// Check the values themselves, so a bad flag is reported as the flag.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let flag = |flag: &str, message: String| ConfigError::Flag {
+            flag: flag.to_string(),
+            message,
+        };
+        if let Some(g) = self.games {
+            if g == 0 || !g.is_multiple_of(2) {
+                return Err(flag(
+                    "--games",
+                    format!(
+                        "{g} is not a positive even number (games come in colour-swapped pairs)"
+                    ),
+                ));
+            }
+        }
+        if let Some(c) = self.concurrency {
+            if !(1..=1024).contains(&c) {
+                return Err(flag("--concurrency", format!("{c} is not in 1..=1024")));
+            }
+        }
+        if let Some(tc) = &self.time_control {
+            tc.parse::<TimeControl>()
+                .map_err(|e| flag("--tc", e.to_string()))?;
+        }
+        Ok(())
+    }
 }
 
 /// Resolved opening settings.
@@ -247,6 +296,8 @@ pub struct MatchConfig {
     /// `None` = every pair starts from the standard position.
     pub openings: Option<OpeningsConfig>,
     pub sprt: Option<SprtParams>,
+    /// See [`RawConfig::max_start_failures`].
+    pub max_start_failures: u32,
     /// The config with absolute paths, overrides, the chosen seed and every
     /// default filled in, so that a run can be repeated or resumed exactly.
     pub resolved: RawConfig,
@@ -314,6 +365,59 @@ impl MatchConfig {
         PathBuf::from("results").join(format!("{}-{}", self.name, UtcTime::now().compact()))
     }
 
+    /// A config built in code, without a file: `engines` as values (an
+    /// in-process player's parameters, an external engine's command and
+    /// options), the time control, the games per pairing and the seed. It
+    /// is validated like a file (same errors, keyed as in YAML) and its
+    /// `resolved` form is the equivalent YAML. Other settings keep their
+    /// defaults; set them on `raw` through [`MatchConfig::resolve`] instead
+    /// when more is needed.
+    pub fn from_parts(
+        name: &str,
+        engines: &[PlayerSpec],
+        time_control: &str,
+        games: u64,
+        seed: u64,
+    ) -> Result<MatchConfig, ConfigError> {
+        let raw_engines = engines
+            .iter()
+            .map(|e| {
+                let (kind, cmd, params) = match &e.kind {
+                    PlayerKind::Uci => (RawKind::Uci, Some(e.cmd.display().to_string()), None),
+                    PlayerKind::Xboard => {
+                        (RawKind::Xboard, Some(e.cmd.display().to_string()), None)
+                    }
+                    PlayerKind::InProcess(p) => (RawKind::Inprocess, None, params_mapping(p)),
+                };
+                RawEngine {
+                    name: e.name.clone(),
+                    kind: Some(kind),
+                    cmd,
+                    args: e.args.clone(),
+                    dir: e.dir.as_ref().map(|d| d.display().to_string()),
+                    options: e
+                        .options
+                        .iter()
+                        .map(|(k, v)| (k.clone(), serde_yaml::Value::String(v.clone())))
+                        .collect(),
+                    init_timeout_ms: Some(e.init_timeout.as_millis() as u64),
+                    params_file: None,
+                    params,
+                }
+            })
+            .collect();
+        let raw = RawConfig {
+            name: Some(name.to_string()),
+            engines: raw_engines,
+            tournament: (engines.len() > 2).then_some(TournamentKind::Gauntlet),
+            games: Some(games),
+            seed: Some(seed),
+            time_control: time_control.to_string(),
+            ..RawConfig::default()
+        };
+        Self::resolve(raw, Path::new(name), &Overrides::default())
+    }
+
     /// Read, override and validate a config file.
     pub fn load(path: &Path, overrides: &Overrides) -> Result<MatchConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
@@ -355,6 +459,7 @@ impl MatchConfig {
         };
         let base = std::fs::canonicalize(&base).unwrap_or(base);
 
+        overrides.validate()?;
         if let Some(g) = overrides.games {
             raw.games = Some(g);
             // `--games` is the cap of an SPRT too.
@@ -716,6 +821,11 @@ impl MatchConfig {
             },
         };
 
+        let max_start_failures = match raw.max_start_failures {
+            Some(0) => return Err(invalid(path, "max_start_failures", "must be at least 1")),
+            Some(n) => n,
+            None => crate::runner::DEFAULT_MAX_START_FAILURES,
+        };
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -727,8 +837,24 @@ impl MatchConfig {
             settings,
             openings,
             sprt,
+            max_start_failures,
             resolved: raw,
         })
+    }
+
+    /// The block `key` of [`RawConfig::section`] parsed as `T` (which should
+    /// deny unknown fields), `None` if the config has none; errors name the
+    /// file and the block.
+    pub fn section<T: serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+    ) -> Result<Option<T>, ConfigError> {
+        match self.resolved.section(key) {
+            None | Some(serde_yaml::Value::Null) => Ok(None),
+            Some(v) => serde_yaml::from_value(v.clone())
+                .map(Some)
+                .map_err(|e| invalid(&self.path, key, e.to_string())),
+        }
     }
 
     /// Number of game pairs per pairing.

@@ -176,12 +176,25 @@ pub struct DrawAdjudication {
 
 /// Resign adjudication: a side whose score is `<= -score_cp` for
 /// `move_count` consecutive moves loses, if its opponent's score agrees
-/// (`>= score_cp` for as many moves).
+/// (`>= score_cp` for as many moves). With `two_sided: false` the losing
+/// side's own score decides alone, as fastchess's and cutechess-cli's
+/// `-resign` do by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResignAdjudication {
     pub score_cp: i32,
     pub move_count: u32,
+    /// Default `true`: both engines must agree.
+    #[serde(default = "two_sided_default", skip_serializing_if = "is_true")]
+    pub two_sided: bool,
+}
+
+fn two_sided_default() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// All adjudication rules; `Default` is everything off.
@@ -405,7 +418,8 @@ impl AdjudicationState {
             }
             for loser in [side, !side] {
                 let (l, w) = (idx(loser), idx(!loser));
-                if self.losing[l] >= r.move_count && self.winning[w] >= r.move_count {
+                let agreed = !r.two_sided || self.winning[w] >= r.move_count;
+                if self.losing[l] >= r.move_count && agreed {
                     return Some((
                         GameResult::win_for(!loser),
                         Termination::AdjudicationResign,
@@ -914,6 +928,7 @@ pub(crate) mod tests {
 
         let mut s = settings("nodes=1");
         s.adjudication.resign = Some(ResignAdjudication {
+            two_sided: true,
             score_cp: 500,
             move_count: 2,
         });
@@ -931,6 +946,18 @@ pub(crate) mod tests {
         let g = play(&mut w, &mut b, None, &s);
         assert_eq!(g.termination, Termination::MaxMoves);
         assert_eq!(g.moves.len(), 8);
+        // One-sided (fastchess's default): the loser's own score decides.
+        s.adjudication.resign = Some(ResignAdjudication {
+            two_sided: false,
+            score_cp: 500,
+            move_count: 2,
+        });
+        let g = play(&mut w, &mut b, None, &s);
+        assert_eq!(
+            (g.result, g.termination),
+            (GameResult::WhiteWins, Termination::AdjudicationResign)
+        );
+        assert_eq!(g.moves.len(), 4);
     }
 
     #[test]
@@ -947,6 +974,7 @@ pub(crate) mod tests {
         };
         let mut s = settings("nodes=1");
         s.adjudication.resign = Some(ResignAdjudication {
+            two_sided: true,
             score_cp: 500,
             move_count: 1,
         });
@@ -973,6 +1001,7 @@ pub(crate) mod tests {
         b.score = Some(EngineScore::Cp(-600));
         let mut s = settings("nodes=1");
         s.adjudication.resign = Some(ResignAdjudication {
+            two_sided: true,
             score_cp: 500,
             move_count: 1,
         });

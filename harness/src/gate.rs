@@ -22,7 +22,7 @@ use crate::ab::{self, AbError, Prepared, Side};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawSprt};
 use crate::stats::EloModel;
 use crate::summary::Summary;
-use crate::tournament::{run_match, RunOptions};
+use crate::tournament::{claim_new_run_dir, remove_if_empty, run_match, RunOptions};
 
 /// The candidate is not worse (H1 accepted).
 pub const EXIT_PASS: u8 = 0;
@@ -168,7 +168,7 @@ fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
 /// Runs the gate. `Err` is a setup error ([`EXIT_SETUP`]).
 pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateReport, AbError> {
     let cfg = MatchConfig::load(&req.config, &req.overrides)?;
-    let raw_gate = cfg.resolved.gate.clone().unwrap_or_default();
+    let raw_gate: RawGate = cfg.section("gate")?.unwrap_or_default();
     let policy = req
         .inconclusive
         .or(raw_gate.inconclusive)
@@ -205,10 +205,10 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
     {
         return Err(AbError::Interrupted);
     }
-    let out_dir = req
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| config.default_out_dir());
+    let out_dir = match req.out_dir.clone() {
+        Some(d) => d,
+        None => claim_new_run_dir(&config.default_out_dir())?,
+    };
 
     // The time budget: a timer raises the stop flag unless the match ends first.
     let stop = Arc::new(AtomicBool::new(false));
@@ -229,8 +229,10 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
         factory: None,
         stop: Some(stop),
         interrupt: req.interrupt.clone(),
+
+        ..RunOptions::default()
     };
-    let result = run_match(&config, &opts);
+    let result = run_match(&config, &opts).inspect_err(|_| remove_if_empty(&out_dir));
     drop(done_tx);
     if let Some(t) = timer {
         let _ = t.join();

@@ -1,6 +1,7 @@
 //! Karsinta harness library.
 pub mod ab;
 pub mod config;
+pub mod fastchess;
 pub mod game;
 pub mod gate;
 pub mod ledger;
@@ -8,8 +9,11 @@ pub mod openings;
 pub mod openings_gen;
 pub mod pgn;
 pub mod players;
+pub mod report;
 pub mod revision;
+pub mod runner;
 pub mod stats;
 pub mod summary;
+pub mod tally;
 pub mod timecontrol;
 pub mod tournament;

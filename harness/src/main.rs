@@ -5,7 +5,7 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(name = "karsinta", version, about = "Test and tune chess engines")]
@@ -16,8 +16,11 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Play a match, gauntlet or round robin from a YAML config (or --resume a run).
+    /// Play a match, gauntlet or round robin from a YAML config (or --resume a run);
+    /// fastchess / cutechess-cli flags work too (`karsinta match -help`).
     Match(cli::match_cmd::Args),
+    /// Write report.html (charts, tables) for run folders; several runs are compared.
+    Report(cli::report::Args),
     /// Elo, LOS, nElo and SPRT LLR from result counts; SPRT cost calculator.
     Stats(cli::stats::Args),
     /// Opening suites: generate balanced positions, check that a suite loads.
@@ -26,6 +29,10 @@ enum Command {
     Ab(cli::ab::Args),
     /// CI non-regression SPRT: exit 0 pass, 1 regression, 2 setup error, 3 inconclusive.
     Gate(cli::gate::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cli::docs::CompletionArgs),
+    /// Print the man page (roff), or write one per subcommand with --dir.
+    Man(cli::docs::ManArgs),
 }
 
 /// Exit status for errors in the user's input (clap uses it too).
@@ -33,15 +40,53 @@ const EXIT_USAGE: u8 = 2;
 /// Exit status for any other failure.
 const EXIT_FAILURE: u8 = 1;
 
+/// The error and its causes, `: `-separated, leaving out a cause whose text
+/// the message already contains (many errors print their source inline).
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 fn main() -> ExitCode {
+    // fastchess-style flags (`-engine cmd=...`) are not clap's syntax.
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if argv.get(1).is_some_and(|a| a == "match")
+        && karsinta_harness::fastchess::is_fastchess_style(&argv[2..])
+    {
+        return exit_status(cli::match_cmd::run_fastchess(&argv[2..]));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => err.exit(), // --help, --version
         Err(err) => {
-            // clap's message is several lines; its first names the problem.
+            // clap's message: the problem, the missing arguments if any, then
+            // usage and a --help tip; keep what comes before the usage.
             let text = err.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{first} (see --help)");
+            let lines: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            // One line: the problem and, for missing ones, their names.
+            let message = if lines.is_empty() {
+                "error: invalid arguments".to_string()
+            } else {
+                lines.join(" ")
+            };
+            eprintln!("{message} (see --help)");
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -50,13 +95,21 @@ fn main() -> ExitCode {
         Command::Stats(args) => cli::stats::run(args),
         Command::Openings(args) => cli::openings::run(args),
         Command::Ab(args) => cli::ab::run(args),
+        Command::Report(args) => cli::report::run(args),
+        Command::Completions(args) => cli::docs::completions(Cli::command(), args),
+        Command::Man(args) => cli::docs::man(Cli::command(), args),
         // The gate picks its own exit status (0/1/2/3).
         Command::Gate(args) => return cli::gate::run(args),
     };
+    exit_status(result)
+}
+
+/// Exit status of a command's result; errors are printed as one line.
+fn exit_status(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", error_chain(&err));
             if err.downcast_ref::<cli::UsageError>().is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {

@@ -11,177 +11,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::config::{MatchConfig, TournamentKind};
+use crate::config::MatchConfig;
 use crate::game::Termination;
-use crate::ledger::PairEntry;
-use crate::stats::{Estimate, Pentanomial, SprtDecision, SprtParams, SprtResult, Trinomial};
-
-/// Who plays whom: `first` is the point of view of the pairing's figures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Pairing {
-    pub first: usize,
-    pub second: usize,
-}
-
-/// Two decimals, without the "-0.00" that rounding a tiny negative gives.
-pub fn two_decimals(x: f64) -> String {
-    let s = format!("{x:.2}");
-    if s == "-0.00" {
-        "0.00".to_string()
-    } else {
-        s
-    }
-}
-
-/// The pairings of a tournament over `n` engines.
-pub fn pairings(kind: TournamentKind, n: usize) -> Vec<Pairing> {
-    match kind {
-        TournamentKind::Match => vec![Pairing {
-            first: 0,
-            second: 1,
-        }],
-        TournamentKind::Gauntlet => (1..n)
-            .map(|s| Pairing {
-                first: 0,
-                second: s,
-            })
-            .collect(),
-        TournamentKind::RoundRobin => (0..n)
-            .flat_map(|a| {
-                (a + 1..n).map(move |b| Pairing {
-                    first: a,
-                    second: b,
-                })
-            })
-            .collect(),
-    }
-}
-
-/// Running counts of one pairing.
-#[derive(Clone, Debug, Default)]
-pub struct PairingTally {
-    pub penta: Pentanomial,
-    pub wdl: Trinomial,
-    pub terminations: BTreeMap<Termination, u64>,
-}
-
-impl PairingTally {
-    fn add(&mut self, e: &PairEntry) {
-        self.penta.add(e.first_points());
-        for g in &e.games {
-            match g.half_points(e.first) {
-                2 => self.wdl.wins += 1,
-                1 => self.wdl.draws += 1,
-                _ => self.wdl.losses += 1,
-            }
-            *self.terminations.entry(g.termination).or_default() += 1;
-        }
-    }
-}
-
-/// SPRT state after the pairs counted so far.
-#[derive(Clone, Debug, Serialize)]
-pub struct SprtSummary {
-    pub elo0: f64,
-    pub elo1: f64,
-    pub alpha: f64,
-    pub beta: f64,
-    pub model: crate::stats::EloModel,
-    pub llr: f64,
-    pub lower: f64,
-    pub upper: f64,
-    /// `H0`, `H1`, `continue` (still running), `inconclusive` (the game
-    /// cap or the caller's budget ran out first) or `interrupted` (stopped
-    /// by a signal; `--resume` continues the test).
-    pub decision: String,
-    /// Pairs the LLR was computed from.
-    pub pairs: u64,
-}
-
-/// Everything counted so far, in the order pairs finished.
-#[derive(Clone, Debug)]
-pub struct Tally {
-    pub pairings: Vec<Pairing>,
-    pub per_pairing: Vec<PairingTally>,
-    pub pairs: u64,
-    /// The SPRT and its test of the first pairing's counts, updated with
-    /// every pair until a bound is crossed (no pair is counted after that).
-    sprt: Option<(SprtParams, SprtResult)>,
-}
-
-impl Tally {
-    pub fn new(pairings: Vec<Pairing>, sprt: Option<SprtParams>) -> Tally {
-        Tally {
-            per_pairing: vec![PairingTally::default(); pairings.len()],
-            pairings,
-            pairs: 0,
-            sprt: sprt.map(|s| (s, s.test_penta(&Pentanomial::default()))),
-        }
-    }
-
-    /// The SPRT decision, once a bound has been crossed.
-    pub fn decision(&self) -> Option<SprtDecision> {
-        let (_, r) = self.sprt.as_ref()?;
-        (r.decision != SprtDecision::Continue).then_some(r.decision)
-    }
-
-    /// Count one finished pair; returns the SPRT decision once a bound is
-    /// crossed (the LLR is updated pair by pair in finishing order).
-    pub fn add(&mut self, e: &PairEntry) -> Option<SprtDecision> {
-        if let Some(d) = self.decision() {
-            return Some(d);
-        }
-        self.per_pairing[e.pairing].add(e);
-        self.pairs += 1;
-        if let Some((s, r)) = &mut self.sprt {
-            *r = s.test_penta(&self.per_pairing[0].penta);
-        }
-        self.decision()
-    }
-
-    /// Games counted.
-    pub fn games(&self) -> u64 {
-        self.pairs * 2
-    }
-
-    /// Counts of the first engine over all its pairings.
-    fn first_engine(&self) -> PairingTally {
-        let mut t = PairingTally::default();
-        for (p, pt) in self.pairings.iter().zip(&self.per_pairing) {
-            if p.first == 0 {
-                t.penta.merge(&pt.penta);
-                t.wdl.merge(&pt.wdl);
-            }
-        }
-        t
-    }
-
-    /// SPRT figures, if configured, for a run in `status` (see
-    /// [`Summary::status`]): undecided, a running test continues, an
-    /// interrupted one is `interrupted`, any other is `inconclusive`.
-    pub fn sprt(&self, status: &str) -> Option<SprtSummary> {
-        let (s, r) = self.sprt.as_ref()?;
-        let decision = match (self.decision(), status) {
-            (Some(d), _) => d.as_str(),
-            (None, "running") => "continue",
-            (None, "interrupted") => "interrupted",
-            (None, _) => "inconclusive",
-        }
-        .to_string();
-        Some(SprtSummary {
-            elo0: s.elo0,
-            elo1: s.elo1,
-            alpha: s.alpha,
-            beta: s.beta,
-            model: s.model,
-            llr: r.llr,
-            lower: r.lower,
-            upper: r.upper,
-            decision,
-            pairs: self.per_pairing[0].penta.pairs(),
-        })
-    }
-}
+pub use crate::stats::two_decimals;
+use crate::stats::{fmt_opt, Estimate};
+pub use crate::tally::{
+    pairings, Pairing, PairingTally, RunStatus, SprtSummary, SprtVerdict, Tally, TournamentKind,
+};
 
 /// One pairing's table row.
 #[derive(Clone, Debug, Serialize)]
@@ -208,6 +44,15 @@ pub struct Rating {
     pub elo: f64,
 }
 
+/// `+12.3` / `-4.0` / `n/a`.
+fn signed(x: Option<f64>, decimals: usize) -> String {
+    match x {
+        Some(v) if fmt_opt(Some(v), decimals).starts_with('-') => fmt_opt(Some(v), decimals),
+        Some(v) => format!("+{}", fmt_opt(Some(v), decimals)),
+        None => "n/a".to_string(),
+    }
+}
+
 /// The content of `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -215,7 +60,7 @@ pub struct Summary {
     /// `running`, `finished` (all games played), `stopped` (SPRT decided),
     /// `interrupted` (Ctrl-C or SIGTERM; `--resume` continues) or `halted`
     /// (the caller's budget, e.g. `gate.max_minutes`, ran out).
-    pub status: String,
+    pub status: RunStatus,
     /// Whose view the W/D/L, Elo, LOS and SPRT figures take.
     pub point_of_view: String,
     pub engines: Vec<String>,
@@ -240,15 +85,19 @@ pub struct Summary {
     /// `[LL, LD, DD+WL, DW, WW]` game pairs.
     pub pentanomial: [u64; 5],
     pub score: f64,
-    pub elo: f64,
+    /// `null` where the counts cannot support the figure (no games, a
+    /// perfect score, no spread yet): see [`Estimate`].
+    pub elo: Option<f64>,
     /// Symmetric 95% half-width.
-    pub elo_error: f64,
-    pub elo_low: f64,
-    pub elo_high: f64,
-    pub los: f64,
-    pub nelo: f64,
-    pub nelo_error: f64,
-    /// Fraction of drawn games.
+    pub elo_error: Option<f64>,
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
+    pub los: Option<f64>,
+    pub nelo: Option<f64>,
+    pub nelo_error: Option<f64>,
+    /// Fraction of drawn games: drawn games over games, counted game by
+    /// game. The same definition everywhere in the summary (each pairing's
+    /// `estimate.draw_ratio` too).
     pub draw_ratio: f64,
     /// How games ended, every kind listed.
     pub terminations: BTreeMap<String, u64>,
@@ -311,7 +160,7 @@ fn ratings(names: &[String], t: &Tally) -> Vec<Rating> {
 impl Summary {
     /// Build the summary of `tally` for `cfg`. `status` as documented on the
     /// field.
-    pub fn build(cfg: &MatchConfig, tally: &Tally, status: &str) -> Summary {
+    pub fn build(cfg: &MatchConfig, tally: &Tally, status: RunStatus) -> Summary {
         let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
         let first = tally.first_engine();
         let est = first.penta.estimate();
@@ -336,7 +185,11 @@ impl Summary {
                 draws: pt.wdl.draws,
                 losses: pt.wdl.losses,
                 pentanomial: pt.penta.0,
-                estimate: pt.penta.estimate(),
+                estimate: Estimate {
+                    // Exact from the games, not the pentanomial bound.
+                    draw_ratio: pt.wdl.draw_ratio(),
+                    ..pt.penta.estimate()
+                },
             })
             .collect();
         let view = match cfg.tournament {
@@ -352,7 +205,7 @@ impl Summary {
         };
         Summary {
             name: cfg.name.clone(),
-            status: status.to_string(),
+            status,
             point_of_view: view,
             engines: names.clone(),
             tournament: cfg.tournament,
@@ -400,8 +253,12 @@ impl Summary {
     /// The one-line progress message.
     pub fn progress_line(&self) -> String {
         let mut s = format!(
-            "W {} D {} L {}  Elo {:+.1} +- {:.1}",
-            self.wins, self.draws, self.losses, self.elo, self.elo_error
+            "W {} D {} L {}  Elo {} +- {}",
+            self.wins,
+            self.draws,
+            self.losses,
+            signed(self.elo, 1),
+            fmt_opt(self.elo_error, 1)
         );
         if let Some(sp) = &self.sprt {
             let _ = write!(s, "  LLR {:.2} ({:.2}, {:.2})", sp.llr, sp.lower, sp.upper);
@@ -415,12 +272,13 @@ impl Summary {
         let _ = writeln!(s, "Match | {} ({})", self.name, self.point_of_view);
         let _ = writeln!(
             s,
-            "Elo   | {:.2} +- {:.2} (95%)  nElo {:.2} +- {:.2}  LOS {:.1}%",
-            self.elo,
-            self.elo_error,
-            self.nelo,
-            self.nelo_error,
-            self.los * 100.0
+            "Elo   | {} +- {} (95%)  nElo {} +- {}  LOS {}",
+            fmt_opt(self.elo, 2),
+            fmt_opt(self.elo_error, 2),
+            fmt_opt(self.nelo, 2),
+            fmt_opt(self.nelo_error, 2),
+            self.los
+                .map_or_else(|| "n/a".to_string(), |l| format!("{:.1}%", l * 100.0))
         );
         if let Some(sp) = &self.sprt {
             let _ = writeln!(
@@ -433,8 +291,8 @@ impl Summary {
                 sp.alpha,
                 sp.beta
             );
-            let verdict = match sp.decision.as_str() {
-                "H0" | "H1" => format!("{} accepted", sp.decision),
+            let verdict = match sp.decision {
+                SprtVerdict::H0 | SprtVerdict::H1 => format!("{} accepted", sp.decision),
                 other => other.to_string(),
             };
             let _ = writeln!(
@@ -479,15 +337,15 @@ impl Summary {
             for p in &self.pairings {
                 let _ = writeln!(
                     s,
-                    "  {:>16} vs {:<16} N {:>6}  W {:>5} D {:>5} L {:>5}  Elo {:+7.1} +- {:.1}",
+                    "  {:>16} vs {:<16} N {:>6}  W {:>5} D {:>5} L {:>5}  Elo {:>7} +- {}",
                     p.first,
                     p.second,
                     p.games,
                     p.wins,
                     p.draws,
                     p.losses,
-                    p.estimate.elo,
-                    p.estimate.elo_error
+                    signed(p.estimate.elo, 1),
+                    fmt_opt(p.estimate.elo_error, 1)
                 );
             }
             let mut r = self.ratings.clone();
@@ -513,83 +371,7 @@ impl Summary {
 mod tests {
     use super::*;
     use crate::game::GameResult;
-    use crate::ledger::GameEntry;
-
-    fn pair(pairing: usize, first: usize, second: usize, r: [GameResult; 2]) -> PairEntry {
-        let g = |white, black, result| GameEntry {
-            white,
-            black,
-            result,
-            termination: Termination::Mate,
-            plies: 10,
-        };
-        PairEntry {
-            pair: 0,
-            pairing,
-            first,
-            second,
-            opening: None,
-            games: [g(first, second, r[0]), g(second, first, r[1])],
-        }
-    }
-
-    #[test]
-    fn pairings_shapes() {
-        assert_eq!(pairings(TournamentKind::Match, 2).len(), 1);
-        assert_eq!(pairings(TournamentKind::Gauntlet, 4).len(), 3);
-        let rr = pairings(TournamentKind::RoundRobin, 4);
-        assert_eq!(rr.len(), 6);
-        assert!(rr.contains(&Pairing {
-            first: 2,
-            second: 3
-        }));
-    }
-
-    #[test]
-    fn sprt_stops_on_lopsided_results() {
-        use GameResult::*;
-        let sprt = SprtParams {
-            elo0: 0.0,
-            elo1: 10.0,
-            alpha: 0.05,
-            beta: 0.05,
-            model: crate::stats::EloModel::Logistic,
-        };
-        let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt));
-        let mut decided_at = None;
-        for i in 0..1000 {
-            // First engine wins every pair 2-0 or 1.5-0.5.
-            let r = if i % 2 == 0 {
-                [WhiteWins, BlackWins]
-            } else {
-                [Draw, BlackWins]
-            };
-            if let Some(d) = t.add(&pair(0, 0, 1, r)) {
-                decided_at = Some((i, d));
-                break;
-            }
-        }
-        let (i, d) = decided_at.expect("decides");
-        assert_eq!(d, SprtDecision::H1);
-        assert!(i < 500, "{i}");
-        assert_eq!(t.sprt("stopped").unwrap().decision, "H1");
-        // Counting stops at the decision.
-        let pairs = t.pairs;
-        t.add(&pair(0, 0, 1, [BlackWins, WhiteWins]));
-        assert_eq!(t.pairs, pairs);
-    }
-
-    #[test]
-    fn undecided_sprt_reads_by_status() {
-        let sprt = SprtParams::new(0.0, 5.0, 0.05, 0.05, crate::stats::EloModel::Normalized);
-        let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt.unwrap()));
-        t.add(&pair(0, 0, 1, [GameResult::Draw, GameResult::Draw]));
-        let decision = |status| t.sprt(status).unwrap().decision;
-        assert_eq!(decision("running"), "continue");
-        assert_eq!(decision("interrupted"), "interrupted");
-        assert_eq!(decision("finished"), "inconclusive");
-        assert_eq!(decision("halted"), "inconclusive");
-    }
+    use crate::tally::tests::pair;
 
     #[test]
     fn ratings_order_engines() {

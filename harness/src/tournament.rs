@@ -1,43 +1,46 @@
-//! Running a match or tournament: the schedule of game pairs, the worker
-//! threads that play them, and the main thread that records each finished
-//! pair (PGN, then ledger, then counts, summary and progress) and stops an
-//! SPRT once a bound is crossed. The main thread alone decides what is
-//! counted: after a stop or an interrupt it drops whatever still arrives,
+//! Running a match or tournament into a run folder: the schedule of game
+//! pairs, played by [`crate::runner::play_pairs`], and the record of each
+//! finished pair (PGN, then ledger, then counts, summary and progress),
+//! which stops an SPRT once a bound is crossed. Only the runner's callback
+//! counts: after a stop or an interrupt whatever still arrives is dropped,
 //! so `games.pgn`, the ledger and `summary.json` always agree.
 //!
 //! Pair `p` belongs to pairing `p % P` and round `p / P`; its opening is the
 //! round's entry of the opening order, which depends only on the seed. Each
 //! opening is played twice with colours swapped (the pairing's first engine
-//! is white in game 1). Workers own their players (one per engine, reused
-//! across games), so with fixed nodes or depth the games do not depend on
+//! is white in game 1). With fixed nodes or depth the games do not depend on
 //! the number of workers or on which worker plays a pair.
+//!
+//! A run folder belongs to one run: a new run needs a missing or empty
+//! folder and claims it by creating the ledger exclusively; the ledger stays
+//! locked while the run writes. `fingerprint.json` records every config
+//! value that decides the games, and `--resume` refuses a folder whose
+//! config no longer matches it.
 
-use std::collections::{HashSet, VecDeque};
-use std::io::Write as _;
+use std::collections::{BTreeMap, HashSet};
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use thiserror::Error;
 
 use crate::config::{MatchConfig, OpeningsConfig};
-use crate::game::{self, GameError, GameRecord, GameSettings};
-use crate::ledger::{GameEntry, Ledger, LedgerError, PairEntry};
+use crate::game;
+use crate::ledger::{Ledger, LedgerError, PairEntry};
 use crate::openings::{
     fingerprint, order_openings, parse_openings, LoadOptions, Opening, OpeningError, OpeningFormat,
 };
 use crate::pgn::{self, MatchTags, UtcTime};
-use crate::players::{EngineError, Player, PlayerKind, PlayerSpec};
+use crate::players::{EngineError, PlayerKind, PlayerSpec};
+pub use crate::runner::PlayerFactory;
+use crate::runner::{play_pairs, Ended, Flow, PairJob, PlayOptions, RunnerError};
 use crate::stats::SprtDecision;
-use crate::summary::{pairings, Pairing, Summary, Tally};
+use crate::summary::{pairings, Pairing, RunStatus, Summary, Tally};
 
-/// Creates a player from its spec (the real one is
-/// [`crate::players::start_player`]; tests substitute scripted players).
-pub type PlayerFactory =
-    Arc<dyn Fn(&PlayerSpec) -> Result<Box<dyn Player>, EngineError> + Send + Sync>;
+/// Called with each counted pair and the summary after it (`--json-lines`).
+pub type PairObserver = Arc<dyn Fn(&PairEntry, &Summary) + Send + Sync>;
 
 /// How to run.
 #[derive(Clone, Default)]
@@ -57,6 +60,11 @@ pub struct RunOptions {
     /// that arrive after it are dropped even if they finished, because the
     /// handler may already have killed the engines that played them.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// One line per counted pair on stderr (score, Elo, LLR). `None`: when
+    /// stderr is not a terminal (CI, `nohup`, `tee`) and not `quiet`.
+    pub pair_lines: Option<bool>,
+    /// Called with each counted pair.
+    pub observer: Option<PairObserver>,
 }
 
 /// A run that could not go on (engine failures are results, not errors).
@@ -84,6 +92,26 @@ pub enum MatchError {
     #[error("{0} already holds a run; use --resume to continue it or choose another --out")]
     Exists(PathBuf),
     #[error(
+        "{0} is not empty and holds no run to resume: a new run needs a missing or empty folder"
+    )]
+    NotEmpty(PathBuf),
+    #[error("{0} is in use by another karsinta run")]
+    InUse(PathBuf),
+    /// An engine that does not start (or answer its handshake) before the
+    /// first game: the match cannot be played as configured.
+    #[error("engine {engine}: {message}")]
+    Setup { engine: String, message: String },
+    /// The machine cannot run this many games at once.
+    #[error("{0}")]
+    Concurrency(String),
+    #[error(
+        "{path}: the config no longer matches the run's fingerprint.json in what decides \
+         the games ({keys}); restore it or start a new run"
+    )]
+    ConfigChanged { path: PathBuf, keys: String },
+    #[error("{0}")]
+    Runner(String),
+    #[error(
         "{path}: the opening suite is not the one this run was started with \
          (recorded {expected}; the file now has {found}): restore that file or start a new run"
     )]
@@ -92,6 +120,26 @@ pub enum MatchError {
         expected: String,
         found: String,
     },
+}
+
+impl MatchError {
+    /// A problem with the config, the engines or the folder found before any
+    /// game (the CLI's exit status 2), as opposed to a failure during the run.
+    pub fn is_setup(&self) -> bool {
+        matches!(
+            self,
+            MatchError::Openings(_)
+                | MatchError::BadOpening { .. }
+                | MatchError::Unsupported { .. }
+                | MatchError::Exists(_)
+                | MatchError::NotEmpty(_)
+                | MatchError::InUse(_)
+                | MatchError::Setup { .. }
+                | MatchError::Concurrency(_)
+                | MatchError::ConfigChanged { .. }
+                | MatchError::OpeningsChanged { .. }
+        )
+    }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> MatchError + '_ {
@@ -104,7 +152,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> MatchError + '_ {
 /// Which pairing and opening each pair plays.
 struct Schedule {
     pairings: Vec<Pairing>,
-    openings: Vec<Opening>,
+    openings: Vec<Arc<Opening>>,
     /// Per pairing, the order of the openings it plays: the suite's order
     /// without the openings one of its engines cannot start from.
     orders: Vec<Vec<usize>>,
@@ -133,12 +181,12 @@ impl Schedule {
             .collect();
         Schedule {
             pairings,
-            openings,
+            openings: openings.into_iter().map(Arc::new).collect(),
             orders,
         }
     }
 
-    fn of(&self, pair: u64) -> (usize, &Opening) {
+    fn of(&self, pair: u64) -> (usize, &Arc<Opening>) {
         let np = self.pairings.len() as u64;
         let round = (pair / np) as usize;
         let pairing = (pair % np) as usize;
@@ -239,9 +287,9 @@ fn load_checked_openings(o: &OpeningsConfig) -> Result<(Vec<Opening>, String), M
 /// without `setboard` cannot start from positions whose castling rights
 /// edit mode would get wrong. Returns, per engine, the indices of the
 /// openings it cannot start from: its pairings skip them (a note on stderr
-/// says how many), every engine's own figures stay comparable. Only xboard
-/// engines are checked; other failures here (a crash at start) are left to
-/// the games, where they are results.
+/// says how many), every engine's own figures stay comparable. Every
+/// external engine must start and complete its handshake here: one that
+/// cannot is a setup error, not a string of forfeits.
 fn check_setup(
     specs: &[PlayerSpec],
     tc: &crate::timecontrol::TimeControl,
@@ -253,7 +301,17 @@ fn check_setup(
         .collect();
     let mut unplayable = vec![HashSet::new(); specs.len()];
     for (e, spec) in specs.iter().enumerate() {
-        if !matches!(spec.kind, PlayerKind::Xboard) {
+        if matches!(spec.kind, PlayerKind::InProcess(_)) {
+            continue;
+        }
+        if matches!(spec.kind, PlayerKind::Uci) {
+            // The handshake only (`uci`, options, `isready`): what happens
+            // at `ucinewgame` is the games' business.
+            let mut player =
+                crate::players::start_player(spec).map_err(|err| setup_error(spec, err))?;
+            let started = player.ensure_started();
+            player.quit();
+            started.map_err(|err| setup_error(spec, err))?;
             continue;
         }
         let fens = with_fen.iter().filter_map(|&i| openings[i].fen.as_deref());
@@ -273,138 +331,208 @@ fn check_setup(
                 }
                 unplayable[e] = bad.into_iter().map(|(i, _)| with_fen[i]).collect();
             }
-            Err(EngineError::Unsupported(message)) => {
-                return Err(MatchError::Unsupported {
-                    opening: None,
-                    message,
-                })
-            }
-            Err(_) => {}
+            Err(err) => return Err(setup_error(spec, err)),
         }
     }
     Ok(unplayable)
 }
 
-type PairResult = Result<[GameRecord; 2], (usize, GameError)>;
-
-/// Play one game of a pair, starting missing players first (a player that
-/// cannot be created forfeits the game).
-fn play_one(
-    players: &mut [Option<Box<dyn Player>>],
-    specs: &[PlayerSpec],
-    factory: &PlayerFactory,
-    (white, black): (usize, usize),
-    opening: &Opening,
-    settings: &GameSettings,
-    abort: &AtomicBool,
-) -> Result<GameRecord, GameError> {
-    let fen = opening.fen.as_deref();
-    for (side, e) in [(true, white), (false, black)] {
-        if players[e].is_none() {
-            match factory(&specs[e]) {
-                Ok(p) => players[e] = Some(p),
-                Err(err) => {
-                    return game::forfeit(
-                        &specs[white].name,
-                        &specs[black].name,
-                        fen,
-                        &opening.moves,
-                        side,
-                        &err,
-                        &settings.tc,
-                    )
-                }
-            }
-        }
-    }
-    let mut w = players[white].take().expect("white player");
-    let mut b = players[black].take().expect("black player");
-    let r = game::play_game(&mut *w, &mut *b, fen, &opening.moves, settings, abort);
-    players[white] = Some(w);
-    players[black] = Some(b);
-    r
-}
-
-fn worker(
-    specs: &[PlayerSpec],
-    factory: &PlayerFactory,
-    schedule: &Schedule,
-    settings: &GameSettings,
-    queue: &Mutex<VecDeque<u64>>,
-    stop: &AtomicBool,
-    tx: mpsc::Sender<(u64, PairResult)>,
-) {
-    let mut players: Vec<Option<Box<dyn Player>>> = specs.iter().map(|_| None).collect();
-    'pairs: while !stop.load(Ordering::Relaxed) {
-        let Some(pair) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
-            break;
-        };
-        let (pairing, opening) = schedule.of(pair);
-        let Pairing { first, second } = schedule.pairings[pairing];
-        let mut games = Vec::with_capacity(2);
-        for colours in [(first, second), (second, first)] {
-            match play_one(
-                &mut players,
-                specs,
-                factory,
-                colours,
-                opening,
-                settings,
-                stop,
-            ) {
-                Ok(g) => games.push(g),
-                Err(GameError::Aborted) => break 'pairs,
-                Err(e) => {
-                    let _ = tx.send((pair, Err((opening.id, e))));
-                    break 'pairs;
-                }
-            }
-        }
-        let games: [GameRecord; 2] = games.try_into().expect("two games");
-        if tx.send((pair, Ok(games))).is_err() {
-            break;
-        }
-    }
-    for p in players.iter_mut().flatten() {
-        p.quit();
+fn setup_error(spec: &PlayerSpec, err: EngineError) -> MatchError {
+    match err {
+        EngineError::Unsupported(message) => MatchError::Unsupported {
+            opening: None,
+            message,
+        },
+        err => MatchError::Setup {
+            engine: spec.name.clone(),
+            message: format!("{err} ({})", spec.cmd.display()),
+        },
     }
 }
 
-fn entry(
-    pair: u64,
-    pairing: usize,
-    p: Pairing,
-    opening: Option<usize>,
-    games: &[GameRecord; 2],
-) -> PairEntry {
-    let g = |i: usize, white, black| GameEntry {
-        white,
-        black,
-        result: games[i].result,
-        termination: games[i].termination,
-        plies: games[i].moves.len() as u32,
+/// Keys of the resolved config that do not decide the games: they may
+/// change when a run is resumed.
+const RESUMABLE_KEYS: &[&str] = &[
+    "concurrency",
+    "max_start_failures",
+    // Other commands' blocks (the match does not read them).
+    "build",
+    "gate",
+    "spsa",
+    "texel",
+    "dist",
+];
+
+/// Every value of the resolved config that decides the games, by key path
+/// (`engines[1].params.null_move_r`, `time_control`, `seed`, ...).
+pub fn config_fingerprint(cfg: &MatchConfig) -> BTreeMap<String, String> {
+    fn walk(prefix: &str, v: &serde_yaml::Value, out: &mut BTreeMap<String, String>) {
+        match v {
+            serde_yaml::Value::Mapping(m) => {
+                for (k, v) in m {
+                    let k = match k {
+                        serde_yaml::Value::String(s) => s.clone(),
+                        other => serde_yaml::to_string(other)
+                            .unwrap_or_default()
+                            .trim()
+                            .to_string(),
+                    };
+                    let key = if prefix.is_empty() {
+                        k
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            serde_yaml::Value::Sequence(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(&format!("{prefix}[{i}]"), v, out);
+                }
+            }
+            serde_yaml::Value::Null => {}
+            other => {
+                let text = serde_yaml::to_string(other).unwrap_or_default();
+                out.insert(prefix.to_string(), text.trim().to_string());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    if let Ok(v) = serde_yaml::to_value(&cfg.resolved) {
+        walk("", &v, &mut out);
+    }
+    out.retain(|k, _| {
+        !RESUMABLE_KEYS
+            .iter()
+            .any(|r| k == r || k.starts_with(&format!("{r}.")) || k.starts_with(&format!("{r}[")))
+    });
+    out
+}
+
+/// The keys whose values differ between two fingerprints, comma-separated.
+fn changed_keys(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> String {
+    let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    keys.into_iter()
+        .filter(|k| old.get(*k) != new.get(*k))
+        .map(|k| {
+            let show = |v: Option<&String>| v.map_or("(none)".to_string(), Clone::clone);
+            format!("{k}: {} -> {}", show(old.get(k)), show(new.get(k)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Create a new, empty run folder at `base`, or at `base-2`, `base-3`, ...
+/// when that exists: `create_dir` is atomic, so two runs started at once
+/// never share one.
+pub fn claim_new_run_dir(base: &Path) -> Result<PathBuf, MatchError> {
+    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+    }
+    let mut candidate = base.to_path_buf();
+    for n in 2u32.. {
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => {
+                let mut name = base.as_os_str().to_owned();
+                name.push(format!("-{n}"));
+                candidate = PathBuf::from(name);
+            }
+            Err(e) => return Err(io_err(&candidate)(e)),
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// Remove `dir` if it is empty (a run folder claimed for a run that failed
+/// its setup); anything else is left alone.
+pub fn remove_if_empty(dir: &Path) {
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// A new run's folder must be missing or empty.
+fn check_new_run_dir(out: &Path) -> Result<(), MatchError> {
+    match std::fs::read_dir(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_err(out)(e)),
+        Ok(mut entries) => match entries.next() {
+            None => Ok(()),
+            Some(_) if out.join("ledger.jsonl").exists() => Err(MatchError::Exists(out.into())),
+            Some(_) => Err(MatchError::NotEmpty(out.into())),
+        },
+    }
+}
+
+/// Memory one game slot needs beyond the hash tables (buffers, threads,
+/// the in-process engine's tables), measured generously.
+const SLOT_OVERHEAD_MB: u64 = 32;
+/// Hash an engine gets when its options do not say (the UCI default of
+/// karsinta-engine and most engines).
+const ASSUMED_HASH_MB: u64 = 16;
+/// Games at once per core beyond which every game only waits for a core.
+const MAX_GAMES_PER_CORE: usize = 8;
+
+/// Refuse a concurrency the machine cannot run: more games than
+/// [`MAX_GAMES_PER_CORE`] per core, or more memory than is available (two
+/// engines per game, each with its hash).
+fn check_concurrency(cfg: &MatchConfig, workers: usize) -> Result<(), MatchError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers > cores * MAX_GAMES_PER_CORE {
+        return Err(MatchError::Concurrency(format!(
+            "concurrency {workers} is more than this machine can use: {cores} cores, at most \
+             {} games at once (with a clock, use at most {cores})",
+            cores * MAX_GAMES_PER_CORE
+        )));
+    }
+    let hash = |s: &PlayerSpec| {
+        s.options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("hash"))
+            .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+            .unwrap_or(ASSUMED_HASH_MB)
     };
-    PairEntry {
-        pair,
-        pairing,
-        first: p.first,
-        second: p.second,
-        opening,
-        games: [g(0, p.first, p.second), g(1, p.second, p.first)],
+    let per_game = 2 * cfg
+        .engines
+        .iter()
+        .map(hash)
+        .max()
+        .unwrap_or(ASSUMED_HASH_MB)
+        + SLOT_OVERHEAD_MB;
+    if let Some(avail) = available_memory_mb() {
+        let need = per_game * workers as u64;
+        if need > avail {
+            return Err(MatchError::Concurrency(format!(
+                "concurrency {workers} needs about {need} MB ({per_game} MB per game: two \
+                 engines with their hash) but {avail} MB are available: use at most {}",
+                (avail / per_game).max(1)
+            )));
+        }
     }
+    Ok(())
+}
+
+/// `MemAvailable` from /proc/meminfo (Linux), in MB.
+fn available_memory_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 /// Run (or resume) the match `cfg` into `opts.out_dir` and return the final
-/// summary. Writes `config.yaml`, `games.pgn`, `ledger.jsonl`,
-/// `summary.json` and one stderr log per external engine.
+/// summary. Writes `config.yaml`, `fingerprint.json`, `games.pgn`,
+/// `ledger.jsonl`, `summary.json` and one stderr log per external engine.
+/// Everything that can be checked before the first game is (openings,
+/// engines starting, the folder, the concurrency, a resumed run's config),
+/// and a new run's folder stays untouched when a check fails.
 pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchError> {
     let out = &opts.out_dir;
-    std::fs::create_dir_all(out).map_err(io_err(out))?;
     let ledger_path = out.join("ledger.jsonl");
     let pgn_path = out.join("games.pgn");
     let summary_path = out.join("summary.json");
-    if !opts.resume && std::fs::metadata(&ledger_path).is_ok_and(|m| m.len() > 0) {
-        return Err(MatchError::Exists(out.clone()));
+    let fingerprint_path = out.join("fingerprint.json");
+    if !opts.resume {
+        check_new_run_dir(out)?;
     }
 
     let specs: Vec<PlayerSpec> = cfg
@@ -439,12 +567,6 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             false,
         ),
     };
-    let unplayable = check_setup(&specs, &cfg.settings.tc, &openings)?;
-    if !opts.resume {
-        let p = out.join("config.yaml");
-        std::fs::write(&p, resolved.resolved_yaml()).map_err(io_err(&p))?;
-        std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
-    }
     for o in &openings {
         game::check_opening(o.fen.as_deref(), &o.moves).map_err(|e| MatchError::BadOpening {
             id: o.id,
@@ -456,12 +578,36 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         .openings
         .as_ref()
         .map_or((Default::default(), 0), |o| (o.order, o.start));
-    let schedule = Schedule::new(
-        pairings(cfg.tournament, cfg.engines.len()),
-        openings,
-        &order_openings(openings_len, order_kind, cfg.seed, start),
-        &unplayable,
-    );
+    let order = order_openings(openings_len, order_kind, cfg.seed, start);
+    let pairings_list = pairings(cfg.tournament, cfg.engines.len());
+    let total_pairs = cfg.pairs_per_pairing() * pairings_list.len() as u64;
+
+    // A resumed run: the config must still decide the games as it did.
+    let fingerprint = config_fingerprint(&resolved);
+    if opts.resume {
+        match std::fs::read_to_string(&fingerprint_path) {
+            Ok(text) => {
+                let old: BTreeMap<String, String> =
+                    serde_json::from_str(&text).map_err(|e| MatchError::Io {
+                        path: fingerprint_path.clone(),
+                        source: std::io::Error::other(e),
+                    })?;
+                if old != fingerprint {
+                    return Err(MatchError::ConfigChanged {
+                        path: out.join("config.yaml"),
+                        keys: changed_keys(&old, &fingerprint),
+                    });
+                }
+            }
+            // Run folders from before fingerprints: nothing to compare.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&fingerprint_path)(e)),
+        }
+    }
+    check_concurrency(cfg, cfg.concurrency.min(total_pairs.max(1) as usize))?;
+    // The specs without stderr logs: the folder may not exist yet.
+    let unplayable = check_setup(&cfg.engines, &cfg.settings.tc, &openings)?;
+    let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
     if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
         let p = schedule.pairings[i];
         return Err(MatchError::Unsupported {
@@ -472,7 +618,38 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             ),
         });
     }
-    let total_pairs = cfg.pairs_per_pairing() * schedule.pairings.len() as u64;
+
+    // Claim the folder: a new run creates the ledger exclusively, and the
+    // lock keeps a second process (a double resume) out while this one writes.
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    if !opts.resume {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&ledger_path)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(MatchError::InUse(out.clone()))
+            }
+            Err(e) => return Err(io_err(&ledger_path)(e)),
+        }
+    }
+    let lock = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&ledger_path)
+        .map_err(io_err(&ledger_path))?;
+    if lock.try_lock().is_err() {
+        return Err(MatchError::InUse(out.clone()));
+    }
+    if !opts.resume {
+        let p = out.join("config.yaml");
+        std::fs::write(&p, resolved.resolved_yaml()).map_err(io_err(&p))?;
+        let text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default();
+        std::fs::write(&fingerprint_path, text + "\n").map_err(io_err(&fingerprint_path))?;
+        std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
+    }
 
     // Replay the ledger: finished pairs are counted once, in finishing order.
     let (mut ledger, done) = Ledger::open(&ledger_path)?;
@@ -490,8 +667,8 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     if opts.resume {
         rewrite_pgn(&pgn_path, &counted)?;
     }
-    let pending: VecDeque<u64> = if tally.decision().is_some() {
-        VecDeque::new()
+    let pending: Vec<u64> = if tally.decision().is_some() {
+        Vec::new()
     } else {
         (0..total_pairs).filter(|p| !counted.contains(p)).collect()
     };
@@ -507,131 +684,114 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         }
         b
     };
+    let pair_lines = opts
+        .pair_lines
+        .unwrap_or(!opts.quiet && !std::io::stderr().is_terminal());
     bar.set_position(tally.games());
-    let write_summary = |tally: &Tally, status: &str| -> Result<Summary, MatchError> {
+    let write_summary = |tally: &Tally, status: RunStatus| -> Result<Summary, MatchError> {
         let s = Summary::build(cfg, tally, status);
         s.write_atomic(&summary_path)
             .map_err(io_err(&summary_path))?;
         Ok(s)
     };
-    let s = write_summary(&tally, "running")?;
+    let s = write_summary(&tally, RunStatus::Running)?;
     bar.set_message(s.progress_line());
 
-    // Workers watch `abort`; the main thread raises it for the caller's
-    // stop, an interrupt, an SPRT decision or a failure.
-    let abort = AtomicBool::new(false);
     let requested =
         |flag: &Option<Arc<AtomicBool>>| flag.as_ref().is_some_and(|f| f.load(Ordering::SeqCst));
     let interrupted = || requested(&opts.interrupt);
-    let factory: PlayerFactory = opts
-        .factory
-        .clone()
-        .unwrap_or_else(|| Arc::new(crate::players::start_player));
-    let workers = cfg.concurrency.min(pending.len());
-    let queue = Mutex::new(pending);
     let date = UtcTime::now().pgn_date();
     let tags = MatchTags {
         event: &cfg.name,
         date: &date,
         tc: &cfg.settings.tc,
     };
-    let mut failure: Option<MatchError> = None;
+    let mut pgn_file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&pgn_path)
+        .map_err(io_err(&pgn_path))?;
 
-    std::thread::scope(|scope| -> Result<(), MatchError> {
-        let (tx, rx) = mpsc::channel();
-        for i in 0..workers {
-            let tx = tx.clone();
-            let (specs, factory, schedule, queue, stop) =
-                (&specs, &factory, &schedule, &queue, &abort);
-            let settings = &cfg.settings;
-            std::thread::Builder::new()
-                .name(format!("karsinta-worker-{i}"))
-                .spawn_scoped(scope, move || {
-                    worker(specs, factory, schedule, settings, queue, stop, tx)
-                })
-                .map_err(io_err(Path::new("worker thread")))?;
+    let jobs = pending.into_iter().map(|pair| {
+        let (pairing, opening) = schedule.of(pair);
+        let p = schedule.pairings[pairing];
+        PairJob {
+            pair,
+            first: p.first,
+            second: p.second,
+            opening: Arc::clone(opening),
+            options: None,
         }
-        drop(tx);
-        let mut pgn_file = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&pgn_path)
+    });
+    let play = PlayOptions {
+        concurrency: cfg.concurrency,
+        stop: opts.stop.iter().chain(&opts.interrupt).cloned().collect(),
+        factory: opts.factory.clone(),
+        max_start_failures: cfg.max_start_failures,
+    };
+    let played = play_pairs(&specs, &cfg.settings, jobs, &play, |finished| {
+        // PGN first (on disk), then the ledger: a pair is counted only once
+        // its games are durable, and resume drops PGN games of uncounted
+        // pairs.
+        let mut text = String::new();
+        for (i, g) in finished.games.iter().enumerate() {
+            pgn::write_game(&mut text, g, &round_tag(finished.job.pair, i), &tags);
+        }
+        pgn_file
+            .write_all(text.as_bytes())
+            .and_then(|()| pgn_file.flush())
+            .and_then(|()| pgn_file.sync_data())
             .map_err(io_err(&pgn_path))?;
-        loop {
-            // A short poll so that a stop or an interrupt reaches the workers
-            // even while no pair finishes.
-            let received = rx.recv_timeout(Duration::from_millis(50));
-            if interrupted() || requested(&opts.stop) {
-                abort.store(true, Ordering::SeqCst);
-            }
-            let (pair, result) = match received {
-                Ok(m) => m,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            // Checked before anything is written: a pair that arrives after
-            // an interrupt may hold games its killed engines "lost".
-            if abort.load(Ordering::SeqCst) || tally.decision().is_some() || failure.is_some() {
-                continue; // draining abandoned work after a stop
-            }
-            let games = match result {
-                Ok(g) => g,
-                Err((id, e)) => {
-                    failure = Some(match e {
-                        GameError::Unsupported(message) => MatchError::Unsupported {
-                            opening: Some(id),
-                            message,
-                        },
-                        e => MatchError::BadOpening {
-                            id,
-                            message: e.to_string(),
-                        },
-                    });
-                    abort.store(true, Ordering::SeqCst);
-                    continue;
-                }
-            };
-            // PGN first (on disk), then the ledger: a pair is counted only
-            // once its games are durable, and resume drops PGN games of
-            // uncounted pairs.
-            let mut text = String::new();
-            for (i, g) in games.iter().enumerate() {
-                pgn::write_game(&mut text, g, &round_tag(pair, i), &tags);
-            }
-            pgn_file
-                .write_all(text.as_bytes())
-                .and_then(|()| pgn_file.flush())
-                .and_then(|()| pgn_file.sync_data())
-                .map_err(io_err(&pgn_path))?;
-            let (pairing, opening) = schedule.of(pair);
-            let e = entry(
-                pair,
-                pairing,
-                schedule.pairings[pairing],
-                with_openings.then_some(opening.id),
-                &games,
+        let (pairing, opening) = schedule.of(finished.job.pair);
+        let e = finished.entry(pairing, with_openings.then_some(opening.id));
+        ledger.append(&e)?;
+        counted.insert(e.pair);
+        let decided = tally.add(&e).is_some();
+        let s = write_summary(&tally, RunStatus::Running)?;
+        bar.set_position(tally.games());
+        bar.set_message(s.progress_line());
+        if pair_lines {
+            eprintln!(
+                "pair {}/{} ({} games): {}",
+                tally.pairs,
+                total_pairs,
+                tally.games(),
+                s.progress_line()
             );
-            ledger.append(&e)?;
-            counted.insert(pair);
-            if tally.add(&e).is_some() {
-                abort.store(true, Ordering::SeqCst);
-            }
-            let s = write_summary(&tally, "running")?;
-            bar.set_position(tally.games());
-            bar.set_message(s.progress_line());
         }
-        Ok(())
-    })?;
-    if let Some(f) = failure {
-        return Err(f);
+        if let Some(observe) = &opts.observer {
+            observe(&e, &s);
+        }
+        Ok(if decided { Flow::Stop } else { Flow::Continue })
+    });
+    drop(lock);
+    match played {
+        Ok(Ended::Exhausted | Ended::Stopped | Ended::Halted) => {}
+        Err(RunnerError::Callback(e)) => return Err(e),
+        Err(RunnerError::Unsupported { opening, message }) => {
+            return Err(MatchError::Unsupported { opening, message })
+        }
+        Err(RunnerError::BadOpening { id, message }) => {
+            return Err(MatchError::BadOpening { id, message })
+        }
+        Err(e @ RunnerError::EngineLost { .. }) => {
+            // What was counted stays counted and resumable.
+            let _ = write_summary(&tally, RunStatus::Halted);
+            bar.finish_and_clear();
+            return Err(MatchError::Runner(format!(
+                "{e}; the {} finished games are kept: fix the engine and continue with --resume",
+                tally.games()
+            )));
+        }
+        Err(RunnerError::Thread(e)) => return Err(io_err(Path::new("worker thread"))(e)),
     }
 
     rewrite_pgn(&pgn_path, &counted)?;
     let status = match tally.decision() {
-        Some(SprtDecision::H0 | SprtDecision::H1) => "stopped",
-        _ if counted.len() as u64 >= total_pairs => "finished",
-        _ if interrupted() => "interrupted",
-        _ => "halted",
+        Some(SprtDecision::H0 | SprtDecision::H1) => RunStatus::Stopped,
+        _ if counted.len() as u64 >= total_pairs => RunStatus::Finished,
+        _ if interrupted() => RunStatus::Interrupted,
+        _ => RunStatus::Halted,
     };
     let summary = write_summary(&tally, status)?;
     bar.finish_and_clear();
@@ -641,6 +801,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::GameRecord;
 
     #[test]
     fn round_tags_parse_back() {

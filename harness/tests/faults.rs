@@ -14,8 +14,6 @@ use karsinta_harness::config::Overrides;
 #[test]
 fn every_fault_is_a_result() {
     let cases: &[(&[&str], &str, &str, &str)] = &[
-        (&["--crash-at-start"], "", "abandoned", "crash"),
-        (&["--no-uciok"], "", "stalled connection", "stall"),
         (&["--crash-after", "3"], "", "abandoned", "crash"),
         (&["--hang-after", "2"], "", "stalled connection", "stall"),
         (
@@ -29,12 +27,6 @@ fn every_fault_is_a_result() {
             "time_control: 0.25+0\n",
             "time forfeit",
             "time_forfeit",
-        ),
-        (
-            &["--slow-isready", "2000"],
-            "",
-            "stalled connection",
-            "stall",
         ),
         (
             &["--illegal-after", "1"],

@@ -39,6 +39,11 @@ struct Args {
     /// Exit with status 3 before answering anything.
     #[arg(long)]
     crash_at_start: bool,
+    /// Count starts in FILE (one line per start) and exit with status 3 at
+    /// start once it already holds N starts: an engine that stops being
+    /// able to start, e.g. after its binary was deleted.
+    #[arg(long, value_names = ["N", "FILE"], num_args = 2)]
+    starts_allowed: Option<Vec<String>>,
     /// Never send `uciok`.
     #[arg(long)]
     no_uciok: bool,
@@ -129,6 +134,22 @@ fn main() -> ExitCode {
     }
     if args.crash_at_start {
         return ExitCode::from(3);
+    }
+    if let Some([n, file]) = args.starts_allowed.as_deref() {
+        let allowed: usize = n.parse().unwrap_or(0);
+        let seen = std::fs::read_to_string(file).map_or(0, |t| t.lines().count());
+        if seen >= allowed {
+            return ExitCode::from(3);
+        }
+        let line = format!("{}\n", std::process::id());
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if appended.is_err() {
+            return ExitCode::from(2);
+        }
     }
     let result = if args.xboard {
         run_xboard(&args)

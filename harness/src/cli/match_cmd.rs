@@ -2,19 +2,27 @@
 //! config, or resume an interrupted run.
 //!
 //! ```text
-//! karsinta match CONFIG.yaml [--games N] [--concurrency N] [--seed S] [--tc TC] [--out DIR] [--quiet] [--json]
-//! karsinta match --resume results/RUN [--concurrency N] [--quiet] [--json]
+//! karsinta match CONFIG.yaml [--games N] [--concurrency N] [--seed S] [--tc TC] [--out DIR] [--quiet] [--json] [--json-lines]
+//! karsinta match --resume results/RUN [--concurrency N] [--quiet] [--json] [--json-lines]
+//! karsinta match -engine cmd=... -engine cmd=... -each tc=... -rounds N ... [--print-config]
 //! ```
+//! The third form (fastchess / cutechess-cli flags) is routed here by
+//! `main` before clap, which cannot parse single-dash words.
 //! The work is [`karsinta_harness::tournament::run_match`]; this file only
 //! maps flags onto [`Overrides`] and [`RunOptions`], installs the Ctrl-C
 //! handler and prints the result. An interrupted run exits with status 130
 //! after its summary is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use anyhow::Context as _;
 use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::fastchess;
 use karsinta_harness::players::PlayerKind;
-use karsinta_harness::tournament::{run_match, MatchError, RunOptions};
+use karsinta_harness::tournament::{
+    claim_new_run_dir, remove_if_empty, run_match, PairObserver, RunOptions,
+};
 
 use super::usage;
 
@@ -48,6 +56,18 @@ pub struct Args {
     /// Print summary.json instead of the text result.
     #[arg(long)]
     pub json: bool,
+    /// One JSON object per finished game pair on stdout (the ledger line
+    /// plus the two engines' names); the result block goes to stderr.
+    #[arg(long)]
+    pub json_lines: bool,
+}
+
+/// What a run prints.
+#[derive(Clone, Copy)]
+struct Output {
+    quiet: bool,
+    json: bool,
+    json_lines: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -56,6 +76,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         concurrency: args.concurrency,
         seed: args.seed,
         time_control: args.tc.clone(),
+    };
+    let output = Output {
+        quiet: args.quiet,
+        json: args.json,
+        json_lines: args.json_lines,
     };
     let (cfg, out_dir, resume) = match &args.resume {
         Some(dir) => {
@@ -68,22 +93,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             let cfg = MatchConfig::load(&path, &overrides)
                 .map_err(|e| super::UsageError(e.to_string()))?;
-            (cfg, dir.clone(), true)
+            (cfg, Some(dir.clone()), true)
         }
         None => {
             let path = args.config.as_ref().expect("clap requires CONFIG");
             let cfg = MatchConfig::load(path, &overrides)
                 .map_err(|e| super::UsageError(e.to_string()))?;
-            let out = args.out.clone().unwrap_or_else(|| cfg.default_out_dir());
-            (cfg, out, false)
+            (cfg, args.out.clone(), false)
         }
     };
-    if !resume && std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0) {
-        return usage(format!(
-            "{} already holds a run; continue it with --resume or choose another --out",
-            out_dir.display()
-        ));
-    }
+    check_engines(&cfg)?;
+    let (summary, out_dir) = play_match(&cfg, out_dir, resume, output)?;
+    finish(&summary, &out_dir, output)
+}
+
+fn check_engines(cfg: &MatchConfig) -> anyhow::Result<()> {
     for (i, e) in cfg.engines.iter().enumerate() {
         if !matches!(e.kind, PlayerKind::InProcess(_)) && !e.cmd.is_file() {
             return usage(format!(
@@ -93,31 +117,95 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ));
         }
     }
+    Ok(())
+}
 
+/// Play (or continue) the run in `out_dir`; a new run without one gets the
+/// default folder, claimed here (atomically, never shared) and removed again
+/// if the run fails its setup. A given folder is checked by the runner
+/// (missing, empty or resumable). Returns the summary and the folder.
+fn play_match(
+    cfg: &MatchConfig,
+    out_dir: Option<PathBuf>,
+    resume: bool,
+    output: Output,
+) -> anyhow::Result<(karsinta_harness::summary::Summary, PathBuf)> {
+    let (out_dir, claimed) = match out_dir {
+        Some(d) => (d, false),
+        None => (
+            claim_new_run_dir(&cfg.default_out_dir())
+                .map_err(|e| super::UsageError(e.to_string()))?,
+            true,
+        ),
+    };
+    let quiet = output.quiet;
     let interrupt = super::install_interrupt_handler()?;
-    if !args.quiet {
+    if !quiet {
         eprintln!("karsinta match: {} -> {}", cfg.name, out_dir.display());
     }
+    let observer = output.json_lines.then(|| json_lines(cfg));
     let opts = RunOptions {
         out_dir: out_dir.clone(),
         resume,
-        quiet: args.quiet,
+        quiet,
         interrupt: Some(interrupt),
+        observer,
         ..RunOptions::default()
     };
-    let summary = run_match(&cfg, &opts).map_err(|e| match e {
-        // An engine that cannot play the match as configured (an option it
-        // does not advertise, a limit its protocol lacks): a setup error.
-        MatchError::Unsupported { .. } => {
-            anyhow::Error::new(super::UsageError(format!("match {}: {e}", cfg.name)))
+    let summary = match run_match(cfg, &opts) {
+        Ok(s) => s,
+        Err(e) => {
+            if claimed {
+                remove_if_empty(&out_dir);
+            }
+            if e.is_setup() {
+                return usage(format!("match {}: {e}", cfg.name));
+            }
+            return Err(anyhow::Error::new(e).context(format!("match {}", cfg.name)));
         }
-        e => anyhow::Error::new(e).context(format!("match {}", cfg.name)),
-    })?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+    };
+    if let Err(e) = karsinta_harness::report::write(&out_dir) {
+        eprintln!("warning: report.html not written: {e}");
+    }
+    Ok((summary, out_dir))
+}
+
+/// `--json-lines`: each counted pair's ledger line with the engines' names,
+/// on stdout as it is counted.
+fn json_lines(cfg: &MatchConfig) -> PairObserver {
+    let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
+    Arc::new(move |entry, _summary| {
+        use std::io::Write as _;
+        let Ok(mut v) = serde_json::to_value(entry) else {
+            return;
+        };
+        v["first_name"] = names.get(entry.first).cloned().unwrap_or_default().into();
+        v["second_name"] = names.get(entry.second).cloned().unwrap_or_default().into();
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{v}");
+        let _ = out.flush();
+    })
+}
+
+/// Print the result; an interrupted run exits with status 130.
+fn finish(
+    summary: &karsinta_harness::summary::Summary,
+    out_dir: &Path,
+    output: Output,
+) -> anyhow::Result<()> {
+    let block = format!(
+        "{}Run   | {} ({})\nReport| {}\n",
+        summary.text_block(),
+        out_dir.display(),
+        summary.status,
+        out_dir.join("report.html").display()
+    );
+    if output.json {
+        println!("{}", serde_json::to_string_pretty(summary)?);
+    } else if output.json_lines {
+        eprint!("{block}");
     } else {
-        print!("{}", summary.text_block());
-        println!("Run   | {} ({})", out_dir.display(), summary.status);
+        print!("{block}");
     }
     if summary.status == "interrupted" {
         eprintln!(
@@ -127,5 +215,60 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         std::process::exit(i32::from(super::EXIT_INTERRUPTED));
     }
+    Ok(())
+}
+
+/// `karsinta match -engine cmd=... -each tc=... -rounds N ...`: a
+/// fastchess / cutechess-cli command line (see
+/// [`karsinta_harness::fastchess`]) on the same runner and run folder.
+pub fn run_fastchess(argv: &[String]) -> anyhow::Result<()> {
+    let t = fastchess::translate(argv).map_err(|e| super::UsageError(e.to_string()))?;
+    if t.help {
+        print!("{}", fastchess::HELP);
+        return Ok(());
+    }
+    let cfg = MatchConfig::resolve(
+        t.config.clone(),
+        Path::new("<command line>"),
+        &Overrides::default(),
+    )
+    .map_err(|e| super::UsageError(e.to_string()))?;
+    if t.print_config {
+        let line = std::iter::once("karsinta match".to_string())
+            .chain(argv.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        print!("{}", fastchess::config_yaml(&t, &line));
+        return Ok(());
+    }
+    for note in &t.notes {
+        eprintln!("note: {note}");
+    }
+    check_engines(&cfg)?;
+    let output = Output {
+        quiet: t.quiet,
+        json: t.json,
+        json_lines: t.json_lines,
+    };
+    let (summary, out_dir) = play_match(&cfg, t.out.clone(), false, output)?;
+    if let Some(p) = &t.pgnout {
+        copy_pgn(&out_dir.join("games.pgn"), p)?;
+    }
+    finish(&summary, &out_dir, output)
+}
+
+/// `-pgnout`: the run's games, appended (or written) to the user's file.
+fn copy_pgn(from: &Path, to: &fastchess::PgnOut) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let text = std::fs::read(from).with_context(|| format!("{}", from.display()))?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(to.append)
+        .truncate(!to.append)
+        .open(&to.path)
+        .with_context(|| format!("-pgnout {}", to.path.display()))?;
+    f.write_all(&text)
+        .with_context(|| format!("-pgnout {}", to.path.display()))?;
     Ok(())
 }

@@ -3,9 +3,11 @@
 //! the harness library. Error policy (exit codes) lives in `main.rs`.
 
 pub mod ab;
+pub mod docs;
 pub mod gate;
 pub mod match_cmd;
 pub mod openings;
+pub mod report;
 pub mod stats;
 
 use std::fmt;

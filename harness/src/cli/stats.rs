@@ -9,6 +9,7 @@
 
 use std::str::FromStr;
 
+use karsinta_harness::stats::fmt_opt;
 use karsinta_harness::stats::{
     expected_games_checked, EloModel, Estimate, Pentanomial, SprtParams, SprtResult, Trinomial,
 };
@@ -278,17 +279,21 @@ fn summary(r: &Report) -> String {
     );
     out += &format!(
         "Elo   | {} +- {} (95%) [{}, {}]\n",
-        two_decimals(e.elo),
-        two_decimals(e.elo_error),
-        two_decimals(e.elo_low),
-        two_decimals(e.elo_high)
+        fmt_opt(e.elo, 2),
+        fmt_opt(e.elo_error, 2),
+        fmt_opt(e.elo_low, 2),
+        fmt_opt(e.elo_high, 2)
     );
     out += &format!(
         "nElo  | {} +- {} (95%)\n",
-        two_decimals(e.nelo),
-        two_decimals(e.nelo_error)
+        fmt_opt(e.nelo, 2),
+        fmt_opt(e.nelo_error, 2)
     );
-    out += &format!("LOS   | {:.2}%\n", 100.0 * e.los);
+    out += &format!(
+        "LOS   | {}\n",
+        e.los
+            .map_or_else(|| "n/a".to_string(), |l| format!("{:.2}%", 100.0 * l))
+    );
     if let Some(s) = &r.sprt {
         let verdict = match s.decision {
             karsinta_harness::stats::SprtDecision::H0 => "H0 accepted",

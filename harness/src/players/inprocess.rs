@@ -25,6 +25,8 @@ use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player
 pub struct InProcessPlayer {
     name: String,
     params: Params,
+    /// The parameters from the spec, which [`Player::configure`] starts from.
+    base: Params,
     hash_mb: Option<usize>,
     /// `None` after a panic: rebuilt by the next `new_game`.
     searcher: Option<Searcher>,
@@ -69,6 +71,7 @@ impl InProcessPlayer {
         }
         Ok(InProcessPlayer {
             name,
+            base: params.clone(),
             params,
             hash_mb,
             searcher: None,
@@ -169,6 +172,20 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 impl Player for InProcessPlayer {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn configure(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        let mut params = self.base.clone();
+        for (key, value) in options {
+            params.set_by_name(key, value).map_err(|e| {
+                EngineError::Unsupported(format!("{}: option {key}={value}: {e}", self.name))
+            })?;
+        }
+        if let Some(s) = self.searcher.as_mut() {
+            s.set_params(params.clone());
+        }
+        self.params = params;
+        Ok(())
     }
 
     fn new_game(&mut self) -> Result<(), EngineError> {

@@ -109,6 +109,26 @@ pub trait Player: Send {
     fn check_start(&mut self, _fen: &str) -> Result<(), EngineError> {
         Ok(())
     }
+    /// Start the engine if it is not running (its handshake included), so
+    /// that a runner can tell an engine that cannot start (a setup problem)
+    /// from one that fails during a game (a result). In-process players
+    /// have nothing to start.
+    fn ensure_started(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+    /// Set options (UCI `setoption` pairs, in-process parameters) for the
+    /// games from now on, on top of the spec's, kept across restarts: how a
+    /// tuner plays each game pair with other parameter values without
+    /// starting new processes.
+    fn configure(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        if options.is_empty() {
+            return Ok(());
+        }
+        Err(EngineError::Unsupported(format!(
+            "{}: options cannot be changed between games",
+            self.name()
+        )))
+    }
     /// Tell the engine the game is over (optional), keep the process for reuse.
     fn game_over(&mut self) {}
     /// Stop the engine for good; must also happen on drop.

@@ -26,6 +26,9 @@ pub struct UciPlayer {
     id_name: Option<String>,
     /// Reused buffer for outgoing commands.
     out: String,
+    /// Options from [`Player::configure`], sent after the spec's on every
+    /// start.
+    extra: Vec<(String, String)>,
 }
 
 impl UciPlayer {
@@ -37,6 +40,7 @@ impl UciPlayer {
             process: None,
             id_name: None,
             out: String::with_capacity(1024),
+            extra: Vec::new(),
         }
     }
 
@@ -106,7 +110,7 @@ impl UciPlayer {
             }
         }
         self.out.clear();
-        for (name, value) in &self.spec.options {
+        for (name, value) in self.spec.options.iter().chain(&self.extra) {
             let _ = writeln!(self.out, "setoption name {name} value {value}");
         }
         self.out.push_str("isready\n");
@@ -185,6 +189,42 @@ fn wait_ready(
 impl Player for UciPlayer {
     fn name(&self) -> &str {
         &self.spec.name
+    }
+
+    fn ensure_started(&mut self) -> Result<(), EngineError> {
+        let alive = self.process.as_mut().is_some_and(EngineProcess::is_alive);
+        if !alive {
+            if let Err(e) = self.start() {
+                self.kill();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn configure(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        self.extra = options.to_vec();
+        // A running engine takes them now; a stopped one at its next start.
+        let alive = self.process.as_mut().is_some_and(EngineProcess::is_alive);
+        if !alive || options.is_empty() {
+            return Ok(());
+        }
+        self.out.clear();
+        for (name, value) in options {
+            let _ = writeln!(self.out, "setoption name {name} value {value}");
+        }
+        self.out.push_str("isready\n");
+        let timeout = self.spec.init_timeout;
+        let Some(process) = self.process.as_mut() else {
+            return Ok(());
+        };
+        let result = process
+            .send(&self.out)
+            .and_then(|()| wait_ready(process, timeout, "after setoption"));
+        if result.is_err() {
+            self.kill();
+        }
+        result
     }
 
     fn new_game(&mut self) -> Result<(), EngineError> {

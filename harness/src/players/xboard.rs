@@ -461,6 +461,19 @@ impl Player for XboardPlayer {
         &self.spec.name
     }
 
+    fn ensure_started(&mut self) -> Result<(), EngineError> {
+        let alive = self.process.as_mut().is_some_and(EngineProcess::is_alive);
+        // An engine without `reuse` is restarted by every `new_game`; one
+        // start here would be wasted, so its start failures show there.
+        if !alive && self.features.reuse {
+            if let Err(e) = self.start() {
+                self.kill();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     fn new_game(&mut self) -> Result<(), EngineError> {
         let alive = self.process.as_mut().is_some_and(EngineProcess::is_alive);
         if !alive || !self.features.reuse {

@@ -38,6 +38,12 @@ pub(crate) fn phi_inv(p: f64) -> f64 {
 
 /// Everything a match summary shows about the strength difference, from the
 /// first engine's point of view. All intervals are 95%.
+///
+/// A figure that the counts cannot support is `None` (JSON `null`, printed
+/// `n/a`) instead of a number that looks meaningful: nothing at all without
+/// games; no Elo when every game was won (or lost), since the score sits at
+/// the edge where Elo is infinite; no interval, LOS or nElo while every game
+/// (pair) had the same result, since the spread is then unknown, not zero.
 #[derive(Clone, Debug, Serialize)]
 pub struct Estimate {
     /// Games played (twice the pairs for pentanomial counts).
@@ -45,30 +51,69 @@ pub struct Estimate {
     /// Points per game (0.5 when no game was played).
     pub score: f64,
     /// Logistic Elo of the (regularised) mean score.
-    pub elo: f64,
+    pub elo: Option<f64>,
     /// Symmetric half-width `(elo_high - elo_low) / 2`, as fishtest and
     /// fastchess print after "+-".
-    pub elo_error: f64,
+    pub elo_error: Option<f64>,
     /// Elo of the lower end of the score's confidence interval.
-    pub elo_low: f64,
+    pub elo_low: Option<f64>,
     /// Elo of the upper end of the score's confidence interval.
-    pub elo_high: f64,
+    pub elo_high: Option<f64>,
     /// Likelihood of superiority: P(true score > 1/2).
-    pub los: f64,
+    pub los: Option<f64>,
     /// Normalized Elo: `(score - 1/2) / sigma_game * 800 / ln 10`.
-    pub nelo: f64,
+    pub nelo: Option<f64>,
     /// Half-width of nElo's interval (delta method, as fishtest's page).
-    pub nelo_error: f64,
+    pub nelo_error: Option<f64>,
     /// Fraction of drawn games. From pentanomial counts every DD+WL pair
     /// counts as two draws (exact without WL pairs, an upper bound
-    /// otherwise); see [`Pentanomial::draw_ratio`].
+    /// otherwise); see [`Pentanomial::draw_ratio`]. A match summary replaces
+    /// it with the exact figure from its W/D/L counts.
     pub draw_ratio: f64,
+}
+
+/// Two decimals, without the "-0.00" that rounding a tiny negative gives.
+pub fn two_decimals(x: f64) -> String {
+    fmt_opt(Some(x), 2)
+}
+
+/// A figure for people: two decimals, or `n/a` where the estimate does not
+/// exist (see [`Estimate`]).
+pub fn fmt_opt(x: Option<f64>, decimals: usize) -> String {
+    match x {
+        Some(v) => {
+            let s = format!("{v:.decimals$}");
+            // Rounding a tiny negative gives "-0.00".
+            if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
+                s[1..].to_string()
+            } else {
+                s
+            }
+        }
+        None => "n/a".to_string(),
+    }
 }
 
 /// The shared computation. `games_per_unit` is 1 (trinomial) or 2
 /// (pentanomial, where a unit is a pair and its score the pair average).
-fn estimate(pdf: &Pdf, games: u64, points: f64, draw_ratio: f64, games_per_unit: f64) -> Estimate {
+fn estimate(
+    counts: &[u64],
+    games: u64,
+    points: f64,
+    draw_ratio: f64,
+    games_per_unit: f64,
+) -> Estimate {
+    let pdf = Pdf::from_counts(counts);
     let (mu, var) = pdf.mean_var();
+    // What the raw counts can support (the regularised pdf always has spread).
+    let observed = counts.iter().filter(|&&c| c > 0).count();
+    let score = if games == 0 {
+        0.5
+    } else {
+        points / games as f64
+    };
+    let has_elo = games > 0 && score > 0.0 && score < 1.0;
+    let has_spread = observed >= 2;
     let sd = var.sqrt();
     // Standard error of the mean score per game: the unit variance already is
     // that of a pair average, so no further factor for pairs.
@@ -93,20 +138,17 @@ fn estimate(pdf: &Pdf, games: u64, points: f64, draw_ratio: f64, games_per_unit:
     // Clamped at zero against rounding, as fishtest does.
     let var_t = (1.0 - t * skewness + 0.25 * t * t * (excess_kurtosis + 2.0)).max(0.0);
 
+    let spread = |x: f64| (has_spread && x.is_finite()).then_some(x);
     Estimate {
         games,
-        score: if games == 0 {
-            0.5
-        } else {
-            points / games as f64
-        },
-        elo: score_to_elo(mu),
-        elo_error: (elo_high - elo_low) / 2.0,
-        elo_low,
-        elo_high,
-        los: phi((mu - 0.5) / se),
-        nelo: coeff * t,
-        nelo_error: coeff * z * (var_t / pdf.n).sqrt(),
+        score,
+        elo: has_elo.then(|| score_to_elo(mu)),
+        elo_error: spread((elo_high - elo_low) / 2.0).filter(|_| has_elo),
+        elo_low: spread(elo_low).filter(|_| has_elo),
+        elo_high: spread(elo_high).filter(|_| has_elo),
+        los: spread(phi((mu - 0.5) / se)),
+        nelo: spread(coeff * t),
+        nelo_error: spread(coeff * z * (var_t / pdf.n).sqrt()),
         draw_ratio,
     }
 }
@@ -115,13 +157,7 @@ impl Pentanomial {
     /// Elo, LOS and nElo from the pair counts (fishtest's pentanomial
     /// estimates: the variance of pair averages, not of single games).
     pub fn estimate(&self) -> Estimate {
-        estimate(
-            &self.pdf(),
-            self.games(),
-            self.points(),
-            self.draw_ratio(),
-            2.0,
-        )
+        estimate(&self.0, self.games(), self.points(), self.draw_ratio(), 2.0)
     }
 }
 
@@ -129,7 +165,7 @@ impl Trinomial {
     /// Elo, LOS and nElo from per-game counts.
     pub fn estimate(&self) -> Estimate {
         estimate(
-            &self.pdf(),
+            &self.ascending(),
             self.games(),
             self.points(),
             self.draw_ratio(),
@@ -167,20 +203,45 @@ mod tests {
         assert_eq!(e.games, 100);
         assert_close(e.score, 0.55, 1e-15);
         assert_close(e.draw_ratio, 0.5, 1e-15);
-        assert!(e.elo > 0.0 && e.elo_low < e.elo && e.elo < e.elo_high);
+        let (elo, lo, hi) = (e.elo.unwrap(), e.elo_low.unwrap(), e.elo_high.unwrap());
+        assert!(elo > 0.0 && lo < elo && elo < hi);
         let empty = Trinomial::default().estimate();
         assert_eq!(empty.games, 0);
         assert_eq!(empty.score, 0.5);
-        assert!(empty.elo.abs() < 1e-9 && (empty.los - 0.5).abs() < 1e-9);
+        assert_eq!((empty.elo, empty.elo_error, empty.los), (None, None, None));
+    }
+
+    #[test]
+    fn degenerate_counts_have_no_estimates() {
+        // 294-0: every pair won twice. No Elo (infinite), no spread.
+        let all = Pentanomial([0, 0, 0, 0, 147]).estimate();
+        assert_eq!(all.score, 1.0);
+        assert_eq!(
+            (all.elo, all.elo_error, all.nelo, all.los),
+            (None, None, None, None)
+        );
+        // 10-0 over single games: the same.
+        let t = Trinomial::new(10, 0, 0).estimate();
+        assert_eq!((t.elo, t.nelo, t.nelo_error), (None, None, None));
+        // Only draws: Elo 0 is the estimate, but its spread is unknown.
+        let d = Pentanomial([0, 0, 20, 0, 0]).estimate();
+        assert_eq!(d.elo, Some(0.0));
+        assert_eq!((d.elo_error, d.nelo, d.los), (None, None, None));
+        // Two kinds of pair results: everything exists.
+        let ok = Pentanomial([0, 0, 0, 3, 7]).estimate();
+        assert!(ok.elo.is_some() && ok.elo_error.is_some() && ok.nelo.is_some());
+        assert_eq!(fmt_opt(all.elo, 2), "n/a");
+        assert_eq!(fmt_opt(Some(-0.001), 2), "0.00");
     }
 
     #[test]
     fn symmetric_results_mirror() {
         let a = Pentanomial([5, 20, 40, 30, 7]).estimate();
         let b = Pentanomial([7, 30, 40, 20, 5]).estimate();
-        assert_close(a.elo, -b.elo, 1e-9);
-        assert_close(a.nelo, -b.nelo, 1e-9);
-        assert_close(a.los, 1.0 - b.los, 1e-9);
-        assert_close(a.elo_error, b.elo_error, 1e-9);
+        let v = |x: Option<f64>| x.unwrap();
+        assert_close(v(a.elo), -v(b.elo), 1e-9);
+        assert_close(v(a.nelo), -v(b.nelo), 1e-9);
+        assert_close(v(a.los), 1.0 - v(b.los), 1e-9);
+        assert_close(v(a.elo_error), v(b.elo_error), 1e-9);
     }
 }

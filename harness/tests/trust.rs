@@ -1,0 +1,529 @@
+//! What a new user's first hour broke (issue 13, the runner's part): engines
+//! that never start, resumes of edited configs, shared or non-empty run
+//! folders, self-contradicting and degenerate statistics, silent runs in CI,
+//! absurd concurrency, and error text. Each test fails on the code before
+//! the fix.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use common::{fake_config, summary_json, FAKE, KARSINTA};
+use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::game::GameRecord;
+use karsinta_harness::openings::Opening;
+use karsinta_harness::players::{PlayerKind, PlayerSpec};
+use karsinta_harness::runner::{play_pairs, Ended, Flow, PairJob, PlayOptions};
+use karsinta_harness::tournament::{claim_new_run_dir, run_match, RunOptions};
+
+fn karsinta(args: &[&str], dir: &Path) -> Output {
+    Command::new(KARSINTA)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A match config whose second engine is `cmd` (UCI) against an in-process one.
+fn config_with(dir: &Path, cmd: &str, extra: &str) -> std::path::PathBuf {
+    let path = dir.join("c.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "engines:
+  - name: good
+    type: inprocess
+  - name: broken
+    cmd: {cmd}
+    init_timeout_ms: 500
+time_control: nodes=200
+games: 20
+concurrency: 1
+seed: 1
+sprt: {{ elo0: 0, elo1: 5 }}
+{extra}"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn an_engine_that_never_starts_is_a_setup_error_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let noexec = dir.path().join("noexec");
+    std::fs::write(&noexec, "#!/bin/sh\n").unwrap();
+    for cmd in ["/bin/true", "/bin/cat", noexec.to_str().unwrap()] {
+        config_with(dir.path(), cmd, "");
+        let o = karsinta(&["match", "c.yaml", "--out", "run"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("engine broken"), "{cmd}: {err}");
+        assert!(!dir.path().join("run").exists(), "{cmd}: no run folder");
+    }
+    // The default folder is not left behind either.
+    config_with(dir.path(), "/bin/true", "");
+    let o = karsinta(&["match", "c.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let results = dir.path().join("results");
+    let left = std::fs::read_dir(&results).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "an empty run folder was left in results/");
+}
+
+#[test]
+fn an_engine_that_can_no_longer_start_stops_the_run_and_keeps_the_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let starts = dir.path().join("starts.txt");
+    // Start 1 is the setup check, start 2 the first game's; the engine
+    // crashes after 12 moves and every later start fails.
+    let cfg = fake_config(
+        dir.path(),
+        &[
+            "--crash-after",
+            "12",
+            "--starts-allowed",
+            "2",
+            starts.to_str().unwrap(),
+        ],
+        "max_start_failures: 2\n",
+    );
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", "games: 40");
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("engine bad could not be restarted (2 attempts in a row"),
+        "{err}"
+    );
+    let s = summary_json(&dir.path().join("run"));
+    assert_eq!(s["status"], "halted");
+    // Not a string of forfeits: only pairs played to the end were counted.
+    assert!(s["games"].as_u64().unwrap() < 6, "{s}");
+    let ledger = std::fs::read_to_string(dir.path().join("run/ledger.jsonl")).unwrap();
+    assert_eq!(
+        ledger.lines().count() as u64 * 2,
+        s["games"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn resume_refuses_a_config_changed_in_what_decides_the_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    let original = std::fs::read_to_string(run.join("config.yaml")).unwrap();
+    for (from, to, key) in [
+        (
+            "time_control: nodes=100",
+            "time_control: nodes=101",
+            "time_control",
+        ),
+        ("seed: 5", "seed: 6", "seed"),
+        ("name: bad", "name: worse", "engines[1].name"),
+        ("- '4'", "- '5'", "engines[1].args[1]"),
+    ] {
+        assert!(original.contains(from), "{from} in\n{original}");
+        std::fs::write(run.join("config.yaml"), original.replace(from, to)).unwrap();
+        let o = karsinta(&["match", "--resume", "run", "-q"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(key) && err.contains("fingerprint"),
+            "{key}: {err}"
+        );
+    }
+    // What cannot change the games may change.
+    std::fs::write(
+        run.join("config.yaml"),
+        original.replace("concurrency: 1", "concurrency: 2"),
+    )
+    .unwrap();
+    let o = karsinta(&["match", "--resume", "run", "-q"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn new_runs_never_share_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("results/x-20261124T101010Z");
+    let a = claim_new_run_dir(&base).unwrap();
+    let b = claim_new_run_dir(&base).unwrap();
+    assert_ne!(a, b);
+    assert!(a.is_dir() && b.is_dir());
+    // Two runs into one given folder: the second finds it taken.
+    let cfg = MatchConfig::load(
+        &fake_config(dir.path(), &["--seed", "4"], ""),
+        &Overrides::default(),
+    )
+    .unwrap();
+    let opts = RunOptions {
+        out_dir: a.clone(),
+        quiet: true,
+        ..RunOptions::default()
+    };
+    run_match(&cfg, &opts).unwrap();
+    let again = run_match(&cfg, &opts).unwrap_err();
+    assert!(again.to_string().contains("already holds a run"), "{again}");
+}
+
+#[test]
+fn a_non_empty_folder_without_a_run_is_refused_and_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let out = dir.path().join("mine");
+    std::fs::create_dir(&out).unwrap();
+    for name in ["games.pgn", "config.yaml", "summary.json"] {
+        std::fs::write(out.join(name), "precious\n").unwrap();
+        let o = karsinta(
+            &["match", cfg.to_str().unwrap(), "--out", "mine", "-q"],
+            dir.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("not empty"));
+        assert_eq!(
+            std::fs::read_to_string(out.join(name)).unwrap(),
+            "precious\n"
+        );
+        std::fs::remove_file(out.join(name)).unwrap();
+    }
+}
+
+#[test]
+fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "9"], "");
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", "games: 40");
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let s = common::run(&cfg, &dir.path().join("run"), &Overrides::default());
+    let draws = s.draws as f64 / s.first_engine_games as f64;
+    assert_eq!(s.draw_ratio, draws);
+    assert_eq!(s.pairings[0].estimate.draw_ratio, draws);
+
+    // A sweep: the loser plays an illegal move every game.
+    let cfg = fake_config(dir.path(), &["--illegal-after", "0"], "");
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "sweep", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let j = summary_json(&dir.path().join("sweep"));
+    assert_eq!(j["score"], 1.0);
+    for key in ["elo", "elo_error", "nelo", "nelo_error", "los"] {
+        assert!(j[key].is_null(), "{key}: {j}");
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Elo   | n/a +- n/a"), "{out}");
+}
+
+#[test]
+fn a_run_without_a_terminal_prints_a_line_per_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    // stderr is a pipe here, as under CI, nohup or tee.
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("pair ")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[1].starts_with("pair 2/2 (4 games): W "), "{err}");
+    assert!(lines[1].contains("Elo"), "{err}");
+}
+
+#[test]
+fn concurrency_beyond_the_machine_is_refused_with_the_bound() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores * 8 >= 1000 {
+        return common::skip("this machine could run 1000 games at once");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", "games: 4000");
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "-j", "1000", "--out", "run"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("at most {} games at once", cores * 8)),
+        "{err}"
+    );
+    assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn errors_are_printed_once_and_flags_are_blamed_not_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("p.yaml");
+    std::fs::write(
+        &cfg,
+        "engines:
+  - { name: a, type: inprocess }
+  - { name: b, type: inprocess, params: { null_move_r: 99 } }
+time_control: nodes=100
+games: 2
+",
+    )
+    .unwrap();
+    let o = karsinta(&["match", "p.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("out of range").count(), 1, "{err}");
+
+    std::fs::write(
+        &cfg,
+        "engines:
+  - { name: a, type: inprocess }
+  - { name: b, type: inprocess }
+time_control: nodes=100
+games: 2
+",
+    )
+    .unwrap();
+    let o = karsinta(&["match", "p.yaml", "--tc", "abc"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--tc") && !err.contains("p.yaml"), "{err}");
+
+    let o = karsinta(&["match"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("<CONFIG>"));
+}
+
+#[test]
+fn an_opening_file_error_exits_2_and_leaves_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    std::fs::write(dir.path().join("open.epd"), "not a fen at all\n").unwrap();
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(!dir.path().join("run").exists());
+}
+
+fn inprocess(name: &str, params: karsinta_engine::Params) -> PlayerSpec {
+    PlayerSpec {
+        name: name.into(),
+        kind: PlayerKind::InProcess(Box::new(params)),
+        cmd: Default::default(),
+        args: Vec::new(),
+        dir: None,
+        options: Vec::new(),
+        init_timeout: std::time::Duration::from_secs(5),
+        stderr_log: None,
+    }
+}
+
+fn moves(g: &GameRecord) -> Vec<String> {
+    g.moves.iter().map(|m| m.uci.clone()).collect()
+}
+
+#[test]
+fn the_runner_plays_pairs_from_values_and_matches_run_match() {
+    let engines = vec![
+        inprocess("a", karsinta_engine::Params::default()),
+        inprocess("b", karsinta_engine::Params::default()),
+    ];
+    let cfg = MatchConfig::from_parts("lib", &engines, "nodes=300", 6, 7).unwrap();
+    let openings: Vec<Arc<Opening>> = common::EPD
+        .lines()
+        .enumerate()
+        .map(|(id, fen)| {
+            Arc::new(Opening {
+                fen: Some(fen.to_string()),
+                moves: Vec::new(),
+                id,
+            })
+        })
+        .collect();
+    // b plays with other values in pair 1 only.
+    let tweak = Arc::new([
+        Vec::new(),
+        vec![("null_move_r".to_string(), "5".to_string())],
+    ]);
+    let jobs = (0..3u64).map(|pair| PairJob {
+        pair,
+        first: 0,
+        second: 1,
+        opening: Arc::clone(&openings[pair as usize]),
+        options: (pair == 1).then(|| Arc::clone(&tweak)),
+    });
+    let mut got = Vec::new();
+    let ended = play_pairs(
+        &cfg.engines,
+        &cfg.settings,
+        jobs,
+        &PlayOptions {
+            concurrency: 2,
+            ..PlayOptions::default()
+        },
+        |p| {
+            got.push(p);
+            Ok::<_, std::convert::Infallible>(Flow::Continue)
+        },
+    )
+    .unwrap();
+    assert_eq!(ended, Ended::Exhausted);
+    got.sort_by_key(|p| p.job.pair);
+    assert_eq!(
+        got.iter().map(|p| p.job.pair).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
+    for p in &got {
+        assert_eq!(p.games[0].white, "a");
+        assert_eq!(p.games[1].white, "b");
+        let e = p.entry(0, Some(p.job.opening.id));
+        assert_eq!(e.pair, p.job.pair);
+    }
+
+    // The same pairs through the run folder writer give the same moves
+    // (its pair p plays opening p with sequential order and seed 7).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("o.epd"), common::EPD).unwrap();
+    let yaml = format!(
+        "{}openings: {{ file: {} }}\n",
+        cfg.resolved_yaml(),
+        dir.path().join("o.epd").display()
+    );
+    let cfg2 =
+        MatchConfig::from_yaml(&yaml, &dir.path().join("c.yaml"), &Overrides::default()).unwrap();
+    let out = dir.path().join("run");
+    run_match(
+        &cfg2,
+        &RunOptions {
+            out_dir: out.clone(),
+            quiet: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    // Pairs 0 and 2 carry no options: the same games (result, length)
+    // through both paths at fixed nodes.
+    let ledger = std::fs::read_to_string(out.join("ledger.jsonl")).unwrap();
+    let entries: Vec<serde_json::Value> = ledger
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for pair in [0usize, 2] {
+        let e = entries.iter().find(|e| e["pair"] == pair).unwrap();
+        for g in 0..2 {
+            let mine = &got[pair].games[g];
+            assert_eq!(
+                e["games"][g]["plies"],
+                mine.moves.len() as u64,
+                "pair {pair}"
+            );
+            assert_eq!(e["games"][g]["result"], mine.result.pgn(), "pair {pair}");
+        }
+    }
+    assert!(!moves(&got[0].games[0]).is_empty());
+
+    // A callback that says stop ends the run early; a stop flag halts it.
+    let stop = Arc::new(AtomicBool::new(false));
+    let jobs = (0..50u64).map(|pair| PairJob {
+        pair,
+        first: 0,
+        second: 1,
+        opening: Arc::clone(&openings[0]),
+        options: None,
+    });
+    let mut n = 0;
+    let ended = play_pairs(
+        &cfg.engines,
+        &cfg.settings,
+        jobs,
+        &PlayOptions {
+            concurrency: 2,
+            stop: vec![Arc::clone(&stop)],
+            ..PlayOptions::default()
+        },
+        |_| {
+            n += 1;
+            Ok::<_, std::convert::Infallible>(if n == 2 { Flow::Stop } else { Flow::Continue })
+        },
+    )
+    .unwrap();
+    assert_eq!((ended, n), (Ended::Stopped, 2));
+    stop.store(true, Ordering::SeqCst);
+    let jobs = (0..50u64).map(|pair| PairJob {
+        pair,
+        first: 0,
+        second: 1,
+        opening: Arc::clone(&openings[0]),
+        options: None,
+    });
+    let ended = play_pairs(
+        &cfg.engines,
+        &cfg.settings,
+        jobs,
+        &PlayOptions {
+            stop: vec![stop],
+            ..PlayOptions::default()
+        },
+        |_| Ok::<_, std::convert::Infallible>(Flow::Continue),
+    )
+    .unwrap();
+    assert_eq!(ended, Ended::Halted);
+    let _ = FAKE;
+}
+
+/// An engine that never completes its handshake is a setup error before any
+/// game, not a match of forfeits (it would "prove" anything to an SPRT).
+#[test]
+fn an_engine_that_never_gets_ready_is_a_setup_error() {
+    for args in [
+        &["--crash-at-start"][..],
+        &["--no-uciok"][..],
+        &["--slow-isready", "2000"][..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = common::fake_config(dir.path(), args, "");
+        let cfg = karsinta_harness::config::MatchConfig::load(&cfg, &Overrides::default()).unwrap();
+        let out = dir.path().join("run");
+        let opts = karsinta_harness::tournament::RunOptions {
+            out_dir: out.clone(),
+            quiet: true,
+            ..Default::default()
+        };
+        let err = karsinta_harness::tournament::run_match(&cfg, &opts).unwrap_err();
+        assert!(
+            matches!(err, karsinta_harness::tournament::MatchError::Setup { .. }),
+            "{args:?}: {err}"
+        );
+        assert!(err.is_setup());
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+}
