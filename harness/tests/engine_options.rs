@@ -53,6 +53,23 @@ fn uci_player_refuses_an_option_the_engine_does_not_advertise() {
 }
 
 #[test]
+fn options_configured_later_are_checked_too() {
+    let mut p = UciPlayer::new(spec(&[]));
+    p.new_game().unwrap();
+    p.configure(&[("hash".into(), "2".into())]).unwrap();
+    let err = p.configure(&[("Hsh".into(), "2".into())]).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Unsupported(m) if m.contains("did you mean 'Hash'")),
+        "{err:?}"
+    );
+    p.quit();
+    // Before the first start they are checked with the handshake.
+    let mut p = UciPlayer::new(spec(&[]));
+    p.configure(&[("Hsh".into(), "2".into())]).unwrap();
+    assert!(matches!(p.new_game(), Err(EngineError::Unsupported(_))));
+}
+
+#[test]
 fn match_with_an_unknown_option_is_a_setup_error() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = fake_config(dir.path(), &[], "");

@@ -29,6 +29,8 @@ pub struct UciPlayer {
     /// Options from [`Player::configure`], sent after the spec's on every
     /// start.
     extra: Vec<(String, String)>,
+    /// Option names from the last handshake's `option name` lines.
+    advertised: Vec<String>,
 }
 
 impl UciPlayer {
@@ -41,6 +43,7 @@ impl UciPlayer {
             id_name: None,
             out: String::with_capacity(1024),
             extra: Vec::new(),
+            advertised: Vec::new(),
         }
     }
 
@@ -98,16 +101,17 @@ impl UciPlayer {
         }
         // An option the engine does not know would be ignored (or answered
         // with a line nobody reads): refuse the setup instead.
-        for (name, _) in &self.spec.options {
-            if !advertised.iter().any(|a| a.eq_ignore_ascii_case(name)) {
-                process.kill();
-                return Err(EngineError::Unsupported(unknown_option_message(
-                    &self.spec.name,
-                    self.id_name.as_deref(),
-                    name,
-                    &advertised,
-                )));
-            }
+        self.advertised = advertised;
+        let options: Vec<(String, String)> = self
+            .spec
+            .options
+            .iter()
+            .chain(&self.extra)
+            .cloned()
+            .collect();
+        if let Err(e) = self.check_options(&options) {
+            process.kill();
+            return Err(e);
         }
         self.out.clear();
         for (name, value) in self.spec.options.iter().chain(&self.extra) {
@@ -117,6 +121,22 @@ impl UciPlayer {
         process.send(&self.out)?;
         wait_ready(&mut process, timeout, "after the options")?;
         self.process = Some(process);
+        Ok(())
+    }
+
+    /// Every option in `options` must be one the engine advertised in its
+    /// last handshake.
+    fn check_options(&self, options: &[(String, String)]) -> Result<(), EngineError> {
+        for (name, _) in options {
+            if !self.advertised.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+                return Err(EngineError::Unsupported(unknown_option_message(
+                    &self.spec.name,
+                    self.id_name.as_deref(),
+                    name,
+                    &self.advertised,
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -209,6 +229,7 @@ impl Player for UciPlayer {
         if !alive || options.is_empty() {
             return Ok(());
         }
+        self.check_options(options)?;
         self.out.clear();
         for (name, value) in options {
             let _ = writeln!(self.out, "setoption name {name} value {value}");
