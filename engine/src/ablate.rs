@@ -2,8 +2,10 @@
 //! positions ([`crate::bench::BENCH_FENS`]) to a fixed depth once with the
 //! given parameters and once per technique with only that technique changed
 //! (switched off, or for a default-off technique switched on), and prints
-//! nodes, nodes relative to the reference and time. A second, shallow table
-//! compares plain minimax with pure alpha-beta to show the alpha-beta saving.
+//! nodes, nodes relative to the reference and time. On request, a second,
+//! shallow table compares plain minimax with pure alpha-beta to show the
+//! alpha-beta saving (minimax is exponential: at depth 3 it costs more than
+//! all the other rows together, so it is not run by default).
 
 use std::io::Write;
 use std::time::Instant;
@@ -94,8 +96,10 @@ fn row(
     r.nodes
 }
 
-/// Print the ablation tables for `params` at `depth` to `out`.
-pub fn run(params: &Params, depth: i32, out: &mut dyn Write) {
+/// Print the ablation table for `params` at `depth` to `out`, and with
+/// `minimax: Some(d)` the alpha-beta saving table at depth `min(d, depth,
+/// MINIMAX_MAX_DEPTH)`.
+pub fn run(params: &Params, depth: i32, minimax: Option<i32>, out: &mut dyn Write) {
     let _ = writeln!(
         out,
         "ablation over {} bench positions, depth {depth}",
@@ -117,7 +121,10 @@ pub fn run(params: &Params, depth: i32, out: &mut dyn Write) {
         }
         row(out, &format!("{name}={value}"), &p, depth, Some(reference));
     }
-    let shallow = depth.min(MINIMAX_MAX_DEPTH);
+    let Some(minimax_depth) = minimax else {
+        return;
+    };
+    let shallow = depth.min(minimax_depth).clamp(1, MINIMAX_MAX_DEPTH);
     let _ = writeln!(out);
     let _ = writeln!(out, "alpha-beta saving, depth {shallow}");
     let _ = writeln!(
@@ -151,6 +158,7 @@ mod tests {
             assert!(with(&p, &[*t]).is_some(), "{t:?}");
         }
         assert!(with(&p, PURE_ALPHA_BETA).is_some());
+        assert!(with(&p, &[("search_algorithm", "minimax")]).is_some());
         // Every boolean search switch has a row.
         for s in crate::params::SearchParams::specs() {
             if s.kind == crate::params::ParamKind::Bool {

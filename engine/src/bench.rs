@@ -3,7 +3,7 @@
 //! default behaviour (any change to what the search does changes it; commit
 //! messages quote it as `Bench: N`), and nodes per second is its speed figure.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::search::Searcher;
@@ -86,10 +86,22 @@ pub struct BenchResult {
 pub fn run_bench_with(
     params: &Params,
     depth: i32,
-    mut progress: impl FnMut(usize, &str, u64),
+    progress: impl FnMut(usize, &str, u64),
 ) -> BenchResult {
+    run_bench_until(params, depth, &AtomicBool::new(false), progress)
+        .expect("a bench without a stop flag finishes")
+}
+
+/// [`run_bench_with`] that gives up when `stop` is raised (a deadline, a
+/// Ctrl-C): a weak parameter set can take hours at the bench depth, and a
+/// partial node count is no signature, so the result is then `None`.
+pub fn run_bench_until(
+    params: &Params,
+    depth: i32,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(usize, &str, u64),
+) -> Option<BenchResult> {
     let mut searcher = Searcher::new(params.clone());
-    let stop = AtomicBool::new(false);
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
@@ -99,17 +111,20 @@ pub fn run_bench_with(
     for (i, fen) in BENCH_FENS.iter().enumerate() {
         let pos = Position::from_fen(fen).expect("bench FENs are valid");
         searcher.new_game();
-        let r = searcher.search(&pos, &limits, &stop, &mut |_| {});
+        let r = searcher.search(&pos, &limits, stop, &mut |_| {});
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         nodes += r.nodes;
         progress(i, fen, r.nodes);
     }
     let time = start.elapsed();
     let ms = time.as_millis() as u64;
-    BenchResult {
+    Some(BenchResult {
         nodes,
         time,
         nps: crate::uci::nps(nodes, ms),
-    }
+    })
 }
 
 /// [`run_bench_with`] without progress reports.
@@ -130,5 +145,16 @@ mod tests {
             assert!(seen.insert(pos.hash()), "duplicate {fen}");
         }
         assert!(BENCH_FENS.len() >= 45);
+    }
+
+    #[test]
+    fn a_stopped_bench_has_no_signature() {
+        let stop = AtomicBool::new(true);
+        let params = Params::default();
+        assert_eq!(run_bench_until(&params, 2, &stop, |_, _, _| {}), None);
+        let mut seen = 0;
+        let r = run_bench_until(&params, 1, &AtomicBool::new(false), |_, _, _| seen += 1);
+        assert!(r.is_some_and(|r| r.nodes > 0));
+        assert_eq!(seen, BENCH_FENS.len());
     }
 }

@@ -8,9 +8,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use karsinta_engine::ablate::MINIMAX_MAX_DEPTH;
 use karsinta_engine::bench::{run_bench_with, DEFAULT_BENCH_DEPTH};
 use karsinta_engine::perft::{divide_total, perft_divide};
 use karsinta_engine::position::move_to_uci;
+use karsinta_engine::types::MAX_DEPTH;
 use karsinta_engine::uci::{self, SharedWriter};
 use karsinta_engine::{Params, Position};
 
@@ -32,8 +34,8 @@ struct Cli {
 enum Command {
     /// Search the fixed bench positions; last line: `<N> nodes <M> nps`.
     Bench {
-        /// Search depth per position.
-        #[arg(default_value_t = DEFAULT_BENCH_DEPTH)]
+        /// Search depth per position (1..=100).
+        #[arg(default_value_t = DEFAULT_BENCH_DEPTH, value_parser = depth_arg)]
         depth: i32,
     },
     /// Count move-tree leaves; prints each root move's count, then `<N> nodes <M> nps`.
@@ -45,8 +47,13 @@ enum Command {
     /// Ablation: bench nodes with each search technique switched, one at a time.
     Ablate {
         /// Search depth per position (default: the bench depth).
-        #[arg(default_value_t = DEFAULT_BENCH_DEPTH)]
+        #[arg(default_value_t = DEFAULT_BENCH_DEPTH, value_parser = depth_arg)]
         depth: i32,
+        /// Also print the alpha-beta saving table, searching plain minimax to
+        /// this depth (at most 3; minimax is exponential, so this table can
+        /// take longer than all the others).
+        #[arg(long, value_name = "DEPTH", value_parser = clap::value_parser!(i32).range(1..=MINIMAX_MAX_DEPTH as i64))]
+        minimax: Option<i32>,
     },
     /// Print the parameter set.
     Params {
@@ -68,6 +75,14 @@ enum Command {
         #[arg(requires = "spsa", value_name = "PREFIX")]
         prefixes: Vec<String>,
     },
+}
+
+/// A search depth for `bench` and `ablate`: 0 would silently mean depth 1.
+fn depth_arg(text: &str) -> Result<i32, String> {
+    match text.parse::<i32>() {
+        Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
+        _ => Err(format!("expected a depth in 1..={MAX_DEPTH}")),
+    }
 }
 
 fn main() {
@@ -110,8 +125,8 @@ fn real_main() -> Result<()> {
             let total = divide_total(&divide, depth);
             writeln!(out, "{total} nodes {} nps", uci::nps(total, ms))?;
         }
-        Some(Command::Ablate { depth }) => {
-            karsinta_engine::ablate::run(&params, depth, &mut std::io::stdout().lock());
+        Some(Command::Ablate { depth, minimax }) => {
+            karsinta_engine::ablate::run(&params, depth, minimax, &mut std::io::stdout().lock());
         }
         Some(Command::Params {
             yaml,

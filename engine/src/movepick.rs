@@ -22,8 +22,10 @@ use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, PieceValues};
 use crate::types::MAX_PLY;
 
-/// No chess position has more than 218 legal moves.
-const MAX_MOVES: usize = 218;
+/// Room for the moves of any position the board accepts. Reachable positions
+/// have at most 218 legal moves, but a FEN may hold up to 15 queens and a
+/// king a side: 15 x 27 queen moves + 8 king moves + 2 castlings bounds them.
+pub const MAX_MOVES: usize = 15 * 27 + 8 + 2;
 
 const GOOD_CAPTURE: i32 = 2_000_000;
 const KILLER: i32 = 1_000_000;

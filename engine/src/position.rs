@@ -11,10 +11,14 @@
 
 use std::fmt;
 
-use cozy_chess::{Board, Color, File, Move, Piece, Rank, Square};
+use cozy_chess::{
+    get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves, BitBoard,
+    Board, Color, File, Move, Piece, Rank, Square,
+};
 use thiserror::Error;
 
-/// What is wrong with a FEN string.
+/// What is wrong with a FEN string: each position the board cannot hold
+/// is refused with the first rule it breaks.
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum FenErrorKind {
     #[error("empty FEN")]
@@ -25,20 +29,71 @@ pub enum FenErrorKind {
     TooManyFields,
     #[error("piece placement must have 8 ranks separated by '/'")]
     RankCount,
-    #[error("invalid piece placement (bad character, rank length, piece counts, kings, or pawns on the first/last rank)")]
-    Placement,
+    /// A character that is neither a piece letter nor a digit 1-8.
+    #[error("rank {rank}: bad character '{ch}' (pieces are PNBRQK/pnbrqk, empty squares 1-8)")]
+    BadCharacter { rank: u8, ch: char },
+    #[error("rank {rank} describes {squares} squares (need 8)")]
+    RankLength { rank: u8, squares: u8 },
+    #[error("{} has {count} kings (need exactly 1)", color_name(*color))]
+    KingCount { color: Color, count: u8 },
+    #[error("pawn on {square} (pawns cannot stand on the first or last rank)")]
+    PawnOnBackRank { square: Square },
+    #[error("{} has {count} pawns (at most 8)", color_name(*color))]
+    TooManyPawns { color: Color, count: u8 },
+    #[error("{} has {count} pieces (at most 16)", color_name(*color))]
+    TooManyPieces { color: Color, count: u8 },
+    #[error("the kings stand on adjacent squares")]
+    AdjacentKings,
     #[error("side to move must be 'w' or 'b'")]
     SideToMove,
-    #[error("the side not to move is in check, or too many checkers")]
-    Check,
-    #[error("invalid castling rights (need KQkq letters with king and rook on their squares)")]
-    CastlingRights,
-    #[error("invalid en passant square")]
-    EnPassant,
+    /// The side that just moved left its own king in check.
+    #[error("{} is in check but it is {}'s move", color_name(*color), color_name(!*color))]
+    OpponentInCheck { color: Color },
+    #[error("{} (to move) is in check from {count} pieces (at most 2 are possible)", color_name(*color))]
+    TooManyCheckers { color: Color, count: u8 },
+    #[error("castling rights: {0}")]
+    CastlingRights(CastlingFault),
+    #[error("en passant square: {0}")]
+    EnPassant(EnPassantFault),
     #[error("invalid halfmove clock (a number of plies, 0 or more)")]
     HalfmoveClock,
     #[error("invalid fullmove number (1..=65535)")]
     FullmoveNumber,
+}
+
+/// Why the castling field was refused (standard chess: `KQkq` or `-`).
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub enum CastlingFault {
+    #[error("'{0}' is not one of K, Q, k, q or '-' (standard chess only)")]
+    Letter(char),
+    #[error("'{0}' given twice")]
+    Duplicate(char),
+    #[error("'{0}' needs the king on its e-file home square")]
+    KingNotHome(char),
+    #[error("'{0}' needs a rook on its corner square")]
+    RookNotHome(char),
+}
+
+/// Why the en-passant field was refused.
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub enum EnPassantFault {
+    #[error("not a square or '-'")]
+    Syntax,
+    #[error("must be on the sixth rank of the side to move (rank 6 if white moves, 3 if black)")]
+    WrongRank,
+    #[error("no pawn that just made a double step stands in front of it")]
+    NoPawn,
+    #[error("the square it was passed over, or the pawn's start square, is occupied")]
+    Occupied,
+    #[error("the side to move is in check in a way the double step cannot explain")]
+    ImpossibleCheck,
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
 }
 
 /// A FEN that could not be parsed, with the offending text.
@@ -527,8 +582,11 @@ pub fn insufficient_material(board: &Board) -> bool {
     false
 }
 
-/// FEN parsing on top of cozy-chess, which checks most of the rules; what it
-/// lets through (fewer than eight ranks, odd spacing) is checked here first.
+/// FEN parsing on top of cozy-chess. Every rule of a position the board can
+/// hold is checked here first, in the order a reader would look, so the
+/// error names the first one broken; cozy-chess then parses what passed.
+/// (cozy-chess itself lets adjacent kings through, which its move generator
+/// cannot handle, and reports most faults as one "invalid board".)
 fn parse_fen(fen: &str) -> Result<Board, FenError> {
     let err = |kind| FenError {
         fen: fen.to_string(),
@@ -544,6 +602,15 @@ fn parse_fen(fen: &str) -> Result<Board, FenError> {
     if fields[0].split('/').count() != 8 {
         return Err(err(FenErrorKind::RankCount));
     }
+    let placement = check_placement(fields[0]).map_err(err)?;
+    let side = match fields[1] {
+        "w" => Color::White,
+        "b" => Color::Black,
+        _ => return Err(err(FenErrorKind::SideToMove)),
+    };
+    check_checks(&placement, side).map_err(err)?;
+    check_castling(&placement, fields[2]).map_err(err)?;
+    check_en_passant(&placement, side, fields[3]).map_err(err)?;
     let mut fields = fields;
     // Games that went on without a draw claim have clocks beyond 100 plies.
     if fields.get(4).is_some_and(|f| is_number_above_100(f)) {
@@ -555,39 +622,202 @@ fn parse_fen(fen: &str) -> Result<Board, FenError> {
         5 => normalized.push_str(" 1"),
         _ => {}
     }
-    let board = normalized.parse::<Board>().map_err(|e| {
+    normalized.parse::<Board>().map_err(|e| {
         use cozy_chess::FenParseError as P;
-        let kind = match e {
-            P::InvalidBoard => {
-                if placement_ok(fields[0]) {
-                    FenErrorKind::Check
-                } else {
-                    FenErrorKind::Placement
-                }
-            }
-            P::InvalidSideToMove => FenErrorKind::SideToMove,
-            P::InvalidCastlingRights => FenErrorKind::CastlingRights,
-            P::InvalidEnPassant => FenErrorKind::EnPassant,
+        err(match e {
             P::InvalidHalfMoveClock => FenErrorKind::HalfmoveClock,
             P::InvalidFullmoveNumber => FenErrorKind::FullmoveNumber,
+            // The only en-passant rule left to cozy-chess: which checks a
+            // double step can give.
+            P::InvalidEnPassant => FenErrorKind::EnPassant(EnPassantFault::ImpossibleCheck),
             P::MissingField => FenErrorKind::MissingField,
             P::TooManyFields => FenErrorKind::TooManyFields,
-        };
-        err(kind)
-    })?;
-    // Standard chess only: castling rights need the king on the e-file and
-    // the rook in its corner (no Chess960 setups, whose castling text differs).
-    for color in Color::ALL {
-        let rights = board.castle_rights(color);
-        let king_home = board.king(color).file() == File::E;
-        if (rights.short.is_some() || rights.long.is_some()) && !king_home
-            || rights.short.is_some_and(|f| f != File::H)
-            || rights.long.is_some_and(|f| f != File::A)
-        {
-            return Err(err(FenErrorKind::CastlingRights));
+            // Checked above; kept as the nearest reasons should cozy-chess
+            // ever grow a stricter rule.
+            P::InvalidBoard => FenErrorKind::RankCount,
+            P::InvalidSideToMove => FenErrorKind::SideToMove,
+            P::InvalidCastlingRights => FenErrorKind::CastlingRights(CastlingFault::Letter('?')),
+        })
+    })
+}
+
+/// Where the pieces stand, as read from a FEN's first field.
+struct Placement {
+    /// Occupancy per colour and per piece.
+    colors: [BitBoard; 2],
+    pieces: [BitBoard; 6],
+}
+
+impl Placement {
+    fn of(&self, color: Color, piece: Piece) -> BitBoard {
+        self.colors[color as usize] & self.pieces[piece as usize]
+    }
+
+    fn king(&self, color: Color) -> Square {
+        self.of(color, Piece::King)
+            .next_square()
+            .expect("check_placement found one king per side")
+    }
+
+    /// The pieces of `by` that attack `sq`.
+    fn attackers(&self, sq: Square, by: Color) -> BitBoard {
+        let occupied = self.colors[0] | self.colors[1];
+        let them = self.colors[by as usize];
+        let diagonal = self.pieces[Piece::Bishop as usize] | self.pieces[Piece::Queen as usize];
+        let straight = self.pieces[Piece::Rook as usize] | self.pieces[Piece::Queen as usize];
+        them & ((get_bishop_moves(sq, occupied) & diagonal)
+            | (get_rook_moves(sq, occupied) & straight)
+            | (get_knight_moves(sq) & self.pieces[Piece::Knight as usize])
+            | (get_king_moves(sq) & self.pieces[Piece::King as usize])
+            | (get_pawn_attacks(sq, !by) & self.pieces[Piece::Pawn as usize]))
+    }
+}
+
+/// Placement syntax, then the material rules: one king each, at most 8 pawns
+/// and 16 pieces a side, no pawn on a back rank, kings not adjacent.
+fn check_placement(text: &str) -> Result<Placement, FenErrorKind> {
+    let mut p = Placement {
+        colors: [BitBoard::EMPTY; 2],
+        pieces: [BitBoard::EMPTY; 6],
+    };
+    for (i, row) in text.split('/').enumerate() {
+        let rank_number = 8 - i as u8;
+        let mut file = 0u32;
+        for ch in row.chars() {
+            if let Some(d) = ch.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                file += d;
+                continue;
+            }
+            let piece = match ch.to_ascii_lowercase() {
+                'p' => Piece::Pawn,
+                'n' => Piece::Knight,
+                'b' => Piece::Bishop,
+                'r' => Piece::Rook,
+                'q' => Piece::Queen,
+                'k' => Piece::King,
+                _ => {
+                    return Err(FenErrorKind::BadCharacter {
+                        rank: rank_number,
+                        ch,
+                    })
+                }
+            };
+            if file < 8 {
+                let sq = Square::new(File::index(file as usize), Rank::index(7 - i));
+                let color = if ch.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                p.colors[color as usize] |= sq.bitboard();
+                p.pieces[piece as usize] |= sq.bitboard();
+            }
+            file += 1;
+        }
+        if file != 8 {
+            return Err(FenErrorKind::RankLength {
+                rank: rank_number,
+                squares: file.min(u8::MAX as u32) as u8,
+            });
         }
     }
-    Ok(board)
+    for color in Color::ALL {
+        let kings = p.of(color, Piece::King).len() as u8;
+        if kings != 1 {
+            return Err(FenErrorKind::KingCount {
+                color,
+                count: kings,
+            });
+        }
+    }
+    let back_ranks = Rank::First.bitboard() | Rank::Eighth.bitboard();
+    if let Some(square) = (p.pieces[Piece::Pawn as usize] & back_ranks).next_square() {
+        return Err(FenErrorKind::PawnOnBackRank { square });
+    }
+    for color in Color::ALL {
+        let pawns = p.of(color, Piece::Pawn).len() as u8;
+        if pawns > 8 {
+            return Err(FenErrorKind::TooManyPawns {
+                color,
+                count: pawns,
+            });
+        }
+        let count = p.colors[color as usize].len() as u8;
+        if count > 16 {
+            return Err(FenErrorKind::TooManyPieces { color, count });
+        }
+    }
+    if get_king_moves(p.king(Color::White)).has(p.king(Color::Black)) {
+        return Err(FenErrorKind::AdjacentKings);
+    }
+    Ok(p)
+}
+
+/// The side not to move must not be in check; the side to move can be in
+/// check from at most two pieces.
+fn check_checks(p: &Placement, side: Color) -> Result<(), FenErrorKind> {
+    if !p.attackers(p.king(!side), side).is_empty() {
+        return Err(FenErrorKind::OpponentInCheck { color: !side });
+    }
+    let count = p.attackers(p.king(side), !side).len() as u8;
+    if count > 2 {
+        return Err(FenErrorKind::TooManyCheckers { color: side, count });
+    }
+    Ok(())
+}
+
+/// Standard castling rights: `-` or distinct letters of `KQkq`, each with
+/// its king on e1/e8 and its rook in the corner.
+fn check_castling(p: &Placement, text: &str) -> Result<(), FenErrorKind> {
+    let fault = |f| Err(FenErrorKind::CastlingRights(f));
+    if text == "-" {
+        return Ok(());
+    }
+    for (i, ch) in text.char_indices() {
+        let (color, rook_file) = match ch {
+            'K' => (Color::White, File::H),
+            'Q' => (Color::White, File::A),
+            'k' => (Color::Black, File::H),
+            'q' => (Color::Black, File::A),
+            _ => return fault(CastlingFault::Letter(ch)),
+        };
+        if text[..i].contains(ch) {
+            return fault(CastlingFault::Duplicate(ch));
+        }
+        let back = Rank::First.relative_to(color);
+        if p.king(color) != Square::new(File::E, back) {
+            return fault(CastlingFault::KingNotHome(ch));
+        }
+        if !p.of(color, Piece::Rook).has(Square::new(rook_file, back)) {
+            return fault(CastlingFault::RookNotHome(ch));
+        }
+    }
+    Ok(())
+}
+
+/// An en-passant square is the square a pawn of the side not to move just
+/// passed over with a double step.
+fn check_en_passant(p: &Placement, side: Color, text: &str) -> Result<(), FenErrorKind> {
+    let fault = |f| Err(FenErrorKind::EnPassant(f));
+    if text == "-" {
+        return Ok(());
+    }
+    let Ok(square) = text.parse::<Square>() else {
+        return fault(EnPassantFault::Syntax);
+    };
+    if square.rank() != Rank::Sixth.relative_to(side) {
+        return fault(EnPassantFault::WrongRank);
+    }
+    let pawn = Square::new(square.file(), Rank::Fifth.relative_to(side));
+    if !p.of(!side, Piece::Pawn).has(pawn) {
+        return fault(EnPassantFault::NoPawn);
+    }
+    let start = Square::new(square.file(), Rank::Seventh.relative_to(side));
+    let occupied = p.colors[0] | p.colors[1];
+    if occupied.has(square) || occupied.has(start) {
+        return fault(EnPassantFault::Occupied);
+    }
+    Ok(())
 }
 
 /// Whether `text` is a decimal number above 100, however long.
@@ -596,37 +826,6 @@ fn is_number_above_100(text: &str) -> bool {
     !text.is_empty()
         && text.bytes().all(|b| b.is_ascii_digit())
         && (digits.len() > 3 || digits.parse::<u32>().is_ok_and(|n| n > 100))
-}
-
-/// Placement syntax and piece-count sanity, to tell a malformed placement
-/// from an illegal check situation in error messages.
-fn placement_ok(placement: &str) -> bool {
-    let mut kings = [0, 0];
-    for (i, row) in placement.split('/').enumerate() {
-        let mut files = 0;
-        for c in row.chars() {
-            if let Some(d) = c.to_digit(10) {
-                files += d;
-                continue;
-            }
-            if !"pnbrqkPNBRQK".contains(c) {
-                return false;
-            }
-            if c.eq_ignore_ascii_case(&'p') && (i == 0 || i == 7) {
-                return false;
-            }
-            if c == 'K' {
-                kings[0] += 1;
-            } else if c == 'k' {
-                kings[1] += 1;
-            }
-            files += 1;
-        }
-        if files != 8 {
-            return false;
-        }
-    }
-    kings == [1, 1]
 }
 
 #[cfg(test)]

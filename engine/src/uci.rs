@@ -185,6 +185,10 @@ impl UciEngine {
         self.out.line(&format!(
             "option name Hash type spin default {HASH_DEFAULT_MB} min {HASH_MIN_MB} max {HASH_MAX_MB}"
         ));
+        // A standard UCI option GUIs and testers send; the search is
+        // single-threaded, so 1 is the only value.
+        self.out
+            .line("option name Threads type spin default 1 min 1 max 1");
         self.out.line("option name Clear Hash type button");
         for line in self.params.uci_options() {
             self.out.line(&line);
@@ -221,6 +225,13 @@ impl UciEngine {
                     "option Hash: invalid value '{}' (allowed: {HASH_MIN_MB}..={HASH_MAX_MB})",
                     sanitize(value.as_deref().unwrap_or(""))
                 )),
+            }
+        } else if name.eq_ignore_ascii_case("Threads") {
+            if value.as_deref().map(str::trim) != Some("1") {
+                self.error(&format!(
+                    "option Threads: invalid value '{}' (allowed: 1..=1, the search is single-threaded)",
+                    sanitize(value.as_deref().unwrap_or(""))
+                ));
             }
         } else if name.eq_ignore_ascii_case("Clear Hash") {
             self.pending_clear = true;

@@ -153,3 +153,56 @@ fn bench_last_line_is_nodes_and_nps() {
     assert!(f[0].parse::<u64>().unwrap() > 0);
     assert_eq!(f[0], b.lines().last().unwrap().split(' ').next().unwrap());
 }
+
+#[test]
+fn bench_and_ablate_refuse_depth_zero() {
+    for args in [
+        &["bench", "0"][..],
+        &["bench", "--", "-3"],
+        &["ablate", "0"],
+    ] {
+        let out = engine().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("expected a depth in 1..=100"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn ablate_runs_minimax_only_on_request() {
+    let out = run_ok(&["ablate", "1"]);
+    assert!(out.contains("reference (given parameters)"), "{out}");
+    assert!(!out.contains("minimax"), "{out}");
+    let out = run_ok(&["ablate", "1", "--minimax", "1"]);
+    assert!(out.contains("alpha-beta saving, depth 1"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("minimax ")), "{out}");
+}
+
+#[test]
+fn perft_refuses_positions_the_board_cannot_hold() {
+    for (fen, why) in [
+        (
+            "8/8/8/4kK2/8/8/8/8 w - - 0 1",
+            "kings stand on adjacent squares",
+        ),
+        ("4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1", "white has 9 pawns"),
+    ] {
+        let out = engine().args(["perft", "2", fen]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{fen}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why) && !err.contains("panicked"), "{err}");
+    }
+    // More legal moves (238) than any reachable position: counted, not a panic.
+    let out = run_ok(&[
+        "perft",
+        "1",
+        "1Q3Qbk/3Q2pp/Q5Q1/Q3Q3/2Q4Q/Q4Q1Q/3Q4/KQ4Q1 w - - 0 1",
+    ]);
+    assert!(
+        out.lines().last().unwrap().starts_with("238 nodes"),
+        "{out}"
+    );
+}

@@ -2,7 +2,9 @@
 //! 50-move detection, null moves, game states.
 
 use cozy_chess::{Board, Piece};
-use karsinta_engine::position::{parse_uci_move, FenErrorKind, GameState, MoveErrorKind};
+use karsinta_engine::position::{
+    parse_uci_move, CastlingFault, EnPassantFault, FenErrorKind, GameState, MoveErrorKind,
+};
 use karsinta_engine::Position;
 use proptest::prelude::*;
 
@@ -36,6 +38,8 @@ fn fen_leniency() {
 
 #[test]
 fn fen_errors_are_typed() {
+    use cozy_chess::Color::{Black, White};
+    use cozy_chess::Square;
     use FenErrorKind::*;
     let cases: &[(&str, FenErrorKind)] = &[
         ("", Empty),
@@ -51,26 +55,128 @@ fn fen_errors_are_typed() {
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w KQkq - 0 1",
             RankCount,
         ),
-        ("8/8/8/8/8/8/8/8 w - - 0 1", Placement),
-        ("4k3/8/8/8/8/8/8/8 w - - 0 1", Placement),
-        ("4k3/8/8/8/8/8/8/3KK3 w - - 0 1", Placement),
-        ("4k3/8/8/8/8/8/8/4K2X w - - 0 1", Placement),
-        ("4k3/8/8/8/8/8/8/4K4 w - - 0 1", Placement),
-        ("4k3/8/8/8/8/8/8/4K2 w - - 0 1", Placement),
-        ("P3k3/8/8/8/8/8/8/4K3 w - - 0 1", Placement),
+        (
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            KingCount {
+                color: White,
+                count: 0,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/8 w - - 0 1",
+            KingCount {
+                color: White,
+                count: 0,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/3KK3 w - - 0 1",
+            KingCount {
+                color: White,
+                count: 2,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2X w - - 0 1",
+            BadCharacter { rank: 1, ch: 'X' },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2X w - - 0 1",
+            BadCharacter { rank: 1, ch: 'X' },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K4 w - - 0 1",
+            RankLength {
+                rank: 1,
+                squares: 9,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2 w - - 0 1",
+            RankLength {
+                rank: 1,
+                squares: 7,
+            },
+        ),
+        (
+            "4k3/8/9/8/8/8/8/4K3 w - - 0 1",
+            BadCharacter { rank: 6, ch: '9' },
+        ),
+        (
+            "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+            PawnOnBackRank { square: Square::A8 },
+        ),
+        // Nine white pawns: a material fault, not a check.
+        (
+            "4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1",
+            TooManyPawns {
+                color: White,
+                count: 9,
+            },
+        ),
+        (
+            "QQQQk3/QQQQQQQQ/8/8/8/8/QQQQ4/4K3 w - - 0 1",
+            TooManyPieces {
+                color: White,
+                count: 17,
+            },
+        ),
+        ("8/8/8/4kK2/8/8/8/8 w - - 0 1", AdjacentKings),
+        ("8/8/8/4k3/3K4/8/8/8 b - - 0 1", AdjacentKings),
         ("4k3/8/8/8/8/8/8/4K3 x - - 0 1", SideToMove),
-        ("4k3/8/8/8/8/8/8/4K2R w Q - 0 1", CastlingRights),
-        ("4k3/8/8/8/8/8/8/4K2R w KK - 0 1", CastlingRights),
-        ("4k3/8/8/8/8/8/8/4K2R w Z - 0 1", CastlingRights),
-        ("r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1", CastlingRights),
-        ("4k3/8/8/8/8/8/8/4K3 w - e3 0 1", EnPassant),
-        ("4k3/8/8/8/8/8/8/4K3 w - e9 0 1", EnPassant),
+        (
+            "4k3/8/8/8/8/8/8/4K2R w Q - 0 1",
+            CastlingRights(CastlingFault::RookNotHome('Q')),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2R w KK - 0 1",
+            CastlingRights(CastlingFault::Duplicate('K')),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2R w Z - 0 1",
+            CastlingRights(CastlingFault::Letter('Z')),
+        ),
+        (
+            "r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1",
+            CastlingRights(CastlingFault::KingNotHome('K')),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - e3 0 1",
+            EnPassant(EnPassantFault::WrongRank),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - e9 0 1",
+            EnPassant(EnPassantFault::Syntax),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - e6 0 1",
+            EnPassant(EnPassantFault::NoPawn),
+        ),
+        (
+            "4k3/4n3/8/4p3/8/8/8/4K3 w - e6 0 1",
+            EnPassant(EnPassantFault::Occupied),
+        ),
+        // A rook check along the first rank: no double step discovers it.
+        (
+            "4k3/8/8/4p3/8/8/8/r3K3 w - e6 0 1",
+            EnPassant(EnPassantFault::ImpossibleCheck),
+        ),
         ("4k3/8/8/8/8/8/8/4K3 w - - -1 1", HalfmoveClock),
         ("4k3/8/8/8/8/8/8/4K3 w - - 1x 1", HalfmoveClock),
         ("4k3/8/8/8/8/8/8/4K3 w - - 0 0", FullmoveNumber),
         ("4k3/8/8/8/8/8/8/4K3 w - - 0 x", FullmoveNumber),
         // Black king in check with white to move.
-        ("4k3/8/8/8/8/8/8/4RK2 w - - 0 1", Check),
+        (
+            "4k3/8/8/8/8/8/8/4RK2 w - - 0 1",
+            OpponentInCheck { color: Black },
+        ),
+        (
+            "4k3/8/8/8/7b/3n4/8/r3K3 w - - 0 1",
+            TooManyCheckers {
+                color: White,
+                count: 3,
+            },
+        ),
     ];
     for (fen, kind) in cases {
         let e = Position::from_fen(fen).unwrap_err();

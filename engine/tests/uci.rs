@@ -169,6 +169,7 @@ fn handshake_lists_every_table_option() {
     assert!(before[1].starts_with("id author "));
     assert!(before.contains(&"option name Hash type spin default 16 min 1 max 4096".to_string()));
     assert!(before.contains(&"option name Clear Hash type button".to_string()));
+    assert!(before.contains(&"option name Threads type spin default 1 min 1 max 1".to_string()));
     for opt in Params::default().uci_options() {
         assert!(before.contains(&opt), "missing {opt}");
     }
@@ -214,6 +215,23 @@ fn setoption_changes_only_valid_values() {
     assert_eq!(e.params().search.null_move_r, 5);
     assert_eq!(e.params().get_by_name("search_algorithm"), Some(2));
     assert_eq!(e.hash_mb(), 3);
+}
+
+/// `Threads`, a standard UCI option testers send, is accepted with its only
+/// value and refused with any other.
+#[test]
+fn threads_is_a_standard_option() {
+    let mut s = Session::new();
+    s.send("setoption name Threads value 1");
+    s.send("setoption name threads value 1");
+    assert_eq!(s.sync(), Vec::<String>::new());
+    s.send("setoption name Threads value 4");
+    let lines = s.sync();
+    assert!(
+        lines.len() == 1 && lines[0].starts_with("info string error: option Threads"),
+        "{lines:?}"
+    );
+    s.finish();
 }
 
 /// The last `info depth` line among `before`.

@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
@@ -115,21 +116,69 @@ impl Prepared {
     }
 }
 
+/// How `ab` and `gate` prepare the two sides beyond the config.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrepareOptions<'a> {
+    /// Bench depth from the command line (`--bench-depth`), replacing the
+    /// config's: see [`revision::bench_args_with_depth`].
+    pub bench_depth: Option<u32>,
+    /// Raised by Ctrl-C: a bench in progress stops at once.
+    pub interrupt: Option<&'a AtomicBool>,
+}
+
 /// Builds (or reuses) and benches the sides. The build cache is opened only
 /// when a side is a revision.
-pub struct SidePreparer {
+pub struct SidePreparer<'a> {
     repo: PathBuf,
     settings: BuildSettings,
     cache: Option<BuildCache>,
+    interrupt: Option<&'a AtomicBool>,
 }
 
-impl SidePreparer {
-    pub fn new(repo: &Path, settings: BuildSettings) -> SidePreparer {
+impl<'a> SidePreparer<'a> {
+    pub fn new(repo: &Path, settings: BuildSettings) -> SidePreparer<'a> {
         SidePreparer {
             repo: repo.to_path_buf(),
             settings,
             cache: None,
+            interrupt: None,
         }
+    }
+
+    /// Stop benches when `interrupt` is raised.
+    pub fn with_interrupt(mut self, interrupt: Option<&'a AtomicBool>) -> Self {
+        self.interrupt = interrupt;
+        self
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt.is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    /// The cheap checks of `side` (the revision exists, the binary or the
+    /// parameter file can be read), so that a mistake in one side is
+    /// reported before the other side is built.
+    pub fn check(&mut self, role: &str, side: &Side) -> Result<(), AbError> {
+        let side_err = |message: String| AbError::Side {
+            role: role.to_string(),
+            message,
+        };
+        match side {
+            Side::Rev(rev) => {
+                self.cache()?.resolve(rev)?;
+            }
+            Side::Cmd(path) => {
+                let abs = std::fs::canonicalize(path)
+                    .map_err(|e| side_err(format!("engine {}: {e}", path.display())))?;
+                if !abs.is_file() {
+                    return Err(side_err(format!("engine {} is not a file", abs.display())));
+                }
+            }
+            Side::Params(path) => {
+                karsinta_engine::Params::load_yaml(path).map_err(|e| side_err(e.to_string()))?;
+            }
+        }
+        Ok(())
     }
 
     /// The build cache, opened on first use.
@@ -166,6 +215,7 @@ impl SidePreparer {
         };
         let bench_args = self.settings.bench_args.clone();
         let timeout = self.settings.bench_timeout;
+        let interrupt = self.interrupt;
         let bench_binary = |binary: &Path,
                             dir: Option<&Path>,
                             log: &mut dyn FnMut(&str)|
@@ -174,11 +224,23 @@ impl SidePreparer {
                 return None;
             }
             log(&format!(
-                "{role}: running {} {}",
+                "{role}: running {} {} (at most {} s)",
                 binary.display(),
-                bench_args.join(" ")
+                bench_args.join(" "),
+                timeout.as_secs()
             ));
-            Some(revision::run_bench(binary, &bench_args, dir, timeout).map_err(|e| e.to_string()))
+            let mut progress = |line: &str| log(&format!("{role}: bench | {line}"));
+            Some(
+                revision::run_bench_with(
+                    binary,
+                    &bench_args,
+                    dir,
+                    timeout,
+                    interrupt,
+                    &mut progress,
+                )
+                .map_err(|e| e.to_string()),
+            )
         };
         let prepared = match side {
             Side::Rev(rev) => {
@@ -226,19 +288,23 @@ impl SidePreparer {
                 engine.kind = Some(RawKind::Inprocess);
                 engine.params_file = Some(abs.display().to_string());
                 let bench = (!bench_args.is_empty()).then(|| {
-                    log(&format!("{role}: in-process bench"));
                     // `bench 6` sets the depth, as on karsinta-engine's command line.
                     let depth = bench_args
                         .iter()
                         .find_map(|a| a.parse::<i32>().ok())
                         .filter(|d| *d > 0)
                         .unwrap_or(karsinta_engine::bench::DEFAULT_BENCH_DEPTH);
-                    let r = karsinta_engine::bench::run_bench(&params, depth);
-                    Ok(BenchSignature {
-                        nodes: r.nodes,
-                        nps: r.nps,
+                    log(&format!(
+                        "{role}: in-process bench, depth {depth} (at most {} s)",
+                        timeout.as_secs()
+                    ));
+                    in_process_bench(&params, depth, timeout, interrupt, &mut |line| {
+                        log(&format!("{role}: bench | {line}"))
                     })
                 });
+                if self.interrupted() {
+                    return Err(AbError::Interrupted);
+                }
                 Prepared {
                     role: role.into(),
                     engine,
@@ -248,7 +314,54 @@ impl SidePreparer {
                 }
             }
         };
+        if self.interrupted() {
+            return Err(AbError::Interrupted);
+        }
         Ok(prepared)
+    }
+}
+
+/// The in-process bench, bounded like an external one: it gives up after
+/// `timeout` or at `interrupt`, reporting each position as it finishes.
+fn in_process_bench(
+    params: &karsinta_engine::Params,
+    depth: i32,
+    timeout: Duration,
+    interrupt: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BenchSignature, String> {
+    let stop = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        // The search polls one flag; this raises it for either reason.
+        scope.spawn(|| {
+            let deadline = Instant::now() + timeout;
+            while !done.load(Ordering::SeqCst) {
+                if Instant::now() >= deadline || interrupt.is_some_and(|f| f.load(Ordering::SeqCst))
+                {
+                    stop.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let n = karsinta_engine::bench::BENCH_FENS.len();
+        let r = karsinta_engine::bench::run_bench_until(params, depth, &stop, |i, _, nodes| {
+            progress(&format!("position {}/{n}: {nodes} nodes", i + 1))
+        });
+        done.store(true, Ordering::SeqCst);
+        r
+    });
+    match result {
+        Some(r) => Ok(BenchSignature {
+            nodes: r.nodes,
+            nps: r.nps,
+        }),
+        None if interrupt.is_some_and(|f| f.load(Ordering::SeqCst)) => Err("interrupted".into()),
+        None => Err(format!(
+            "no result after {} s at depth {depth}; a smaller --bench-depth finishes sooner",
+            timeout.as_secs()
+        )),
     }
 }
 
@@ -399,6 +512,8 @@ pub struct AbRequest {
     pub quiet: bool,
     /// Build and bench only, no games.
     pub bench_only: bool,
+    /// See [`PrepareOptions::bench_depth`].
+    pub bench_depth: Option<u32>,
 }
 
 /// What `karsinta ab` did.
@@ -430,11 +545,12 @@ pub fn prepare_pair(
     repo: &Path,
     first: (&str, &Side),
     second: (&str, &Side),
+    options: &PrepareOptions<'_>,
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Prepared, Prepared), AbError> {
     let base_dir = cfg.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let build: Option<crate::revision::RawBuild> = cfg.section("build")?;
-    let settings = match &build {
+    let mut settings = match &build {
         Some(raw) => BuildSettings::from_raw(raw, &base_dir).map_err(|e| ConfigError::Invalid {
             path: cfg.path.clone(),
             key: "build".into(),
@@ -442,7 +558,14 @@ pub fn prepare_pair(
         })?,
         None => BuildSettings::default(),
     };
-    let mut preparer = SidePreparer::new(repo, settings);
+    if let Some(depth) = options.bench_depth {
+        settings.bench_args = revision::bench_args_with_depth(&settings.bench_args, depth);
+    }
+    let mut preparer = SidePreparer::new(repo, settings).with_interrupt(options.interrupt);
+    // Both sides are checked before either is built: a typo in one must not
+    // cost the other's build first.
+    preparer.check(first.0, first.1)?;
+    preparer.check(second.0, second.1)?;
     let t = &cfg.resolved.engines;
     let a = preparer.prepare(first.0, first.1, &t[0], log)?;
     let b = preparer.prepare(second.0, second.1, &t[1], log)?;
@@ -460,8 +583,18 @@ pub fn run_ab(
     log: &mut dyn FnMut(&str),
 ) -> Result<AbOutcome, AbError> {
     let cfg = MatchConfig::load(&req.config, &req.overrides)?;
-    let (config, dev, base) =
-        prepare_pair(&cfg, &req.repo, ("dev", &req.dev), ("base", &req.base), log)?;
+    let options = PrepareOptions {
+        bench_depth: req.bench_depth,
+        interrupt: interrupt.as_deref(),
+    };
+    let (config, dev, base) = prepare_pair(
+        &cfg,
+        &req.repo,
+        ("dev", &req.dev),
+        ("base", &req.base),
+        &options,
+        log,
+    )?;
     if req.bench_only {
         let out_dir = req
             .out_dir

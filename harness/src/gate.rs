@@ -128,6 +128,8 @@ pub struct GateRequest {
     pub quiet: bool,
     /// [`RunOptions::interrupt`]; an interrupted gate has no verdict.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// See [`ab::PrepareOptions::bench_depth`].
+    pub bench_depth: Option<u32>,
 }
 
 /// A finished gate.
@@ -182,11 +184,16 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
             .into());
         }
     }
+    let options = ab::PrepareOptions {
+        bench_depth: req.bench_depth,
+        interrupt: req.interrupt.as_deref(),
+    };
     let (config, candidate, baseline) = ab::prepare_pair(
         &cfg,
         &req.repo,
         ("candidate", &req.candidate),
         ("baseline", &req.baseline),
+        &options,
         log,
     )?;
     let config = with_default_sprt(config)?;

@@ -3,9 +3,12 @@
 //!
 //! Every position is checked with `shakmaty` (a legal standard-chess position,
 //! legal moves only) so that a match never starts from a broken opening. PGN is
-//! read with `pgn-reader`'s visitor; SAN moves are replayed and stored as UCI
-//! moves with standard castling notation (`e1g1`). Errors name the file and the
-//! line of the bad entry; malformed input never panics.
+//! read by a small strict reader here: every main-line token must be a move,
+//! move number, annotation, comment or result (a general PGN reader skips what
+//! it cannot parse, which shifts the remaining moves to the other side). SAN
+//! moves are replayed and stored as UCI moves with standard castling notation
+//! (`e1g1`). Errors name the file, the line and the token of the bad entry;
+//! malformed input never panics.
 //!
 //! Bad entries abort the load by default. [`LoadOptions::skip_bad`] instead
 //! drops them and reports each one in [`LoadedOpenings::skipped`]; a file with
@@ -15,12 +18,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
+use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 use thiserror::Error;
 
@@ -404,290 +407,394 @@ fn epd_operations<'a>(text: &'a str, position_fields: &[&str]) -> Vec<(&'a str, 
         .collect()
 }
 
-/// What went wrong in one PGN game, before it is tied to a line.
-enum GameFault {
-    /// Something about the game as a whole (a bad FEN tag, no moves).
-    Game(String),
-    /// Ply `ply` (0-based) did not replay.
-    Move { ply: usize, reason: String },
-}
-
 /// A start FEN (`None` = standard start) and UCI moves: an opening before it
 /// gets its id.
 type Entry = (Option<String>, Vec<String>);
 
-type GameOutput = Result<Entry, GameFault>;
-
-/// Replays the main line of each game; variations are skipped.
-struct OpeningVisitor {
-    plies: Option<usize>,
+/// One lexical item of PGN text.
+#[derive(Debug, PartialEq, Eq)]
+enum Token<'a> {
+    /// `[Name "value"]`.
+    Tag {
+        name: &'a [u8],
+        value: String,
+    },
+    /// A `[` that does not open a well-formed tag pair.
+    BadTag,
+    /// `{...}`, `; ...` or a `%` escape line.
+    Comment,
+    /// `{` without its `}`: the rest of the file was swallowed.
+    UnterminatedComment,
+    Open,
+    Close,
+    /// `1-0`, `0-1`, `1/2-1/2`, `*` (or `½-½`).
+    Result,
+    /// `$n`, or a standalone `!`, `?`, `!!`, `??`, `!?`, `?!`.
+    Annotation,
+    /// `12.`, `12...` or a bare `12`.
+    MoveNumber,
+    /// Anything else: a move (possibly with a glued move number and
+    /// suffixes), or junk.
+    Word(&'a [u8]),
 }
 
-#[derive(Default)]
-struct GameTags {
-    fen: Option<String>,
-    variant: Option<String>,
-}
-
-struct GameMoves {
-    fen: Option<String>,
-    pos: Chess,
-    moves: Vec<String>,
-    seen: usize,
-}
-
-impl GameMoves {
-    fn finish(self) -> GameOutput {
-        if self.seen == 0 && self.fen.is_none() {
-            return Err(GameFault::Game(
-                "no moves and no FEN tag (not an opening)".into(),
-            ));
-        }
-        Ok((self.fen, self.moves))
-    }
-}
-
-impl Visitor for OpeningVisitor {
-    type Tags = GameTags;
-    type Movetext = GameMoves;
-    type Output = GameOutput;
-
-    fn begin_tags(&mut self) -> std::ops::ControlFlow<Self::Output, Self::Tags> {
-        std::ops::ControlFlow::Continue(GameTags::default())
-    }
-
-    fn tag(
-        &mut self,
-        tags: &mut Self::Tags,
-        name: &[u8],
-        value: RawTag<'_>,
-    ) -> std::ops::ControlFlow<Self::Output> {
-        if name.eq_ignore_ascii_case(b"FEN") {
-            tags.fen = Some(value.decode_utf8_lossy().trim().to_string());
-        } else if name.eq_ignore_ascii_case(b"Variant") {
-            tags.variant = Some(value.decode_utf8_lossy().trim().to_string());
-        }
-        std::ops::ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(
-        &mut self,
-        tags: Self::Tags,
-    ) -> std::ops::ControlFlow<Self::Output, Self::Movetext> {
-        use std::ops::ControlFlow::{Break, Continue};
-        if let Some(variant) = &tags.variant {
-            let v = variant.to_ascii_lowercase();
-            if !matches!(v.as_str(), "" | "standard" | "chess" | "from position") {
-                return Break(Err(GameFault::Game(format!(
-                    "unsupported variant '{variant}' (standard chess only)"
-                ))));
-            }
-        }
-        let (fen, pos) = match tags.fen {
-            Some(fen) => match parse_position(&fen) {
-                Ok(pos) => (Some(position_fen(&pos)), pos),
-                Err(reason) => return Break(Err(GameFault::Game(format!("FEN tag: {reason}")))),
-            },
-            None => (None, Chess::default()),
-        };
-        Continue(GameMoves {
-            fen,
-            pos,
-            moves: Vec::new(),
-            seen: 0,
-        })
-    }
-
-    fn san(
-        &mut self,
-        movetext: &mut Self::Movetext,
-        san_plus: SanPlus,
-    ) -> std::ops::ControlFlow<Self::Output> {
-        use std::ops::ControlFlow::{Break, Continue};
-        let ply = movetext.seen;
-        movetext.seen += 1;
-        if self.plies.is_some_and(|limit| ply >= limit) {
-            // Enough plies: stop reading this game (the reader skips the rest).
-            let done = GameMoves {
-                fen: movetext.fen.take(),
-                pos: Chess::default(),
-                moves: std::mem::take(&mut movetext.moves),
-                seen: movetext.seen,
-            };
-            return Break(done.finish());
-        }
-        match san_plus.san.to_move(&movetext.pos) {
-            Ok(m) => {
-                movetext
-                    .moves
-                    .push(m.to_uci(CastlingMode::Standard).to_string());
-                movetext.pos.play_unchecked(m);
-                Continue(())
-            }
-            Err(e) => Break(Err(GameFault::Move {
-                ply,
-                reason: format!("move '{san_plus}' (ply {}): {e}", ply + 1),
-            })),
-        }
-    }
-
-    fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
-        movetext.finish()
-    }
-}
-
-/// A reader over in-memory bytes that records how far the parser has read,
-/// so that a game's start offset (and line) can be recovered.
-struct TrackedBytes<'a> {
+/// Splits PGN bytes into [`Token`]s, each with its 1-based line. Never fails:
+/// malformed input becomes tokens the game reader refuses.
+struct Lexer<'a> {
     data: &'a [u8],
-    pos: &'a std::cell::Cell<usize>,
+    i: usize,
+    line: usize,
 }
 
-impl std::io::Read for TrackedBytes<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let start = self.pos.get();
-        let n = buf.len().min(self.data.len() - start);
-        buf[..n].copy_from_slice(&self.data[start..start + n]);
-        self.pos.set(start + n);
-        Ok(n)
+/// Bytes that end a word (`.` does not: `12.Nf3` is one word).
+fn ends_word(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"{}()[];".contains(&b)
+}
+
+impl<'a> Lexer<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        let bom = if data.starts_with("\u{feff}".as_bytes()) {
+            3
+        } else {
+            0
+        };
+        Lexer {
+            data,
+            i: bom,
+            line: 1,
+        }
+    }
+
+    /// Advance over `n` bytes, counting lines.
+    fn bump(&mut self, n: usize) {
+        let end = (self.i + n).min(self.data.len());
+        self.line += self.data[self.i..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.i = end;
+    }
+
+    fn skip_line(&mut self) {
+        while self.i < self.data.len() && self.data[self.i] != b'\n' {
+            self.i += 1;
+        }
+    }
+
+    /// The next token and its line without consuming it.
+    fn peek(&mut self) -> Option<(Token<'a>, usize)> {
+        let (i, line) = (self.i, self.line);
+        let next = self.next();
+        (self.i, self.line) = (i, line);
+        next
+    }
+
+    fn next(&mut self) -> Option<(Token<'a>, usize)> {
+        let data = self.data;
+        loop {
+            let &b = data.get(self.i)?;
+            if b.is_ascii_whitespace() {
+                self.bump(1);
+                continue;
+            }
+            // A `%` in the first column escapes the rest of the line.
+            if b == b'%' && (self.i == 0 || data[self.i - 1] == b'\n') {
+                self.skip_line();
+                continue;
+            }
+            let line = self.line;
+            let token = match b {
+                b'[' => self.tag(),
+                b'{' => match data[self.i..].iter().position(|&c| c == b'}') {
+                    Some(end) => {
+                        self.bump(end + 1);
+                        Token::Comment
+                    }
+                    None => {
+                        self.bump(data.len() - self.i);
+                        Token::UnterminatedComment
+                    }
+                },
+                b';' => {
+                    self.skip_line();
+                    Token::Comment
+                }
+                b'(' => {
+                    self.bump(1);
+                    Token::Open
+                }
+                b')' => {
+                    self.bump(1);
+                    Token::Close
+                }
+                b'*' => {
+                    self.bump(1);
+                    Token::Result
+                }
+                _ => {
+                    // At least one byte: a stray `}` or `]` is a word of its own.
+                    let len = data[self.i + 1..]
+                        .iter()
+                        .position(|&c| ends_word(c))
+                        .map_or(data.len() - self.i, |n| n + 1);
+                    let word = &data[self.i..self.i + len];
+                    self.bump(len);
+                    classify_word(word)
+                }
+            };
+            return Some((token, line));
+        }
+    }
+
+    /// A tag pair `[Name "value"]` on one line (`\"` and `\\` escaped).
+    fn tag(&mut self) -> Token<'a> {
+        let data = self.data;
+        let mut j = self.i + 1;
+        let skip_blanks = |j: &mut usize| {
+            while data.get(*j).is_some_and(|&c| c == b' ' || c == b'\t') {
+                *j += 1;
+            }
+        };
+        skip_blanks(&mut j);
+        let name_start = j;
+        while data
+            .get(j)
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        {
+            j += 1;
+        }
+        let name = &data[name_start..j];
+        skip_blanks(&mut j);
+        let mut value = Vec::new();
+        let mut ok = !name.is_empty() && data.get(j) == Some(&b'"');
+        if ok {
+            j += 1;
+            loop {
+                match data.get(j) {
+                    Some(b'\\') if matches!(data.get(j + 1), Some(b'"' | b'\\')) => {
+                        value.push(data[j + 1]);
+                        j += 2;
+                    }
+                    Some(b'"') => {
+                        j += 1;
+                        break;
+                    }
+                    Some(b'\n') | None => {
+                        ok = false;
+                        break;
+                    }
+                    Some(&c) => {
+                        value.push(c);
+                        j += 1;
+                    }
+                }
+            }
+        }
+        if ok {
+            skip_blanks(&mut j);
+            ok = data.get(j) == Some(&b']');
+        }
+        if !ok {
+            self.skip_line();
+            return Token::BadTag;
+        }
+        self.bump(j + 1 - self.i);
+        Token::Tag {
+            name,
+            value: String::from_utf8_lossy(&value).trim().to_string(),
+        }
     }
 }
 
+fn classify_word(word: &[u8]) -> Token<'_> {
+    match word {
+        b"1-0" | b"0-1" | b"1/2-1/2" => return Token::Result,
+        _ if word == "½-½".as_bytes() => return Token::Result,
+        _ => {}
+    }
+    let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && word[digits..].iter().all(|&c| c == b'.') {
+        return Token::MoveNumber;
+    }
+    if word.len() <= 2 && word.iter().all(|c| b"!?".contains(c)) {
+        return Token::Annotation;
+    }
+    if word.len() > 1 && word[0] == b'$' && word[1..].iter().all(u8::is_ascii_digit) {
+        return Token::Annotation;
+    }
+    Token::Word(word)
+}
+
+/// The SAN in a word, as python-chess reads it: a glued move number
+/// (`12.Nf3`, `12...Nf3`) and check, mate and annotation suffixes (`+`,
+/// `#`, `++`, `!?`) are dropped; castling may be written with zeros.
+fn san_of_word(word: &[u8]) -> Option<San> {
+    let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
+    let dots = word[digits..].iter().take_while(|&&c| c == b'.').count();
+    let word = if digits > 0 && dots > 0 {
+        &word[digits + dots..]
+    } else {
+        word
+    };
+    let end = word.len()
+        - word
+            .iter()
+            .rev()
+            .take_while(|c| b"+#!?".contains(c))
+            .count();
+    let core = &word[..end];
+    let san = match core {
+        b"0-0" => San::from_ascii(b"O-O"),
+        b"0-0-0" => San::from_ascii(b"O-O-O"),
+        _ => San::from_ascii(core),
+    };
+    san.ok()
+        .filter(|s| !matches!(s, San::Null | San::Put { .. }))
+}
+
+/// Read one game's tags and main line from `lx`, consuming the whole game
+/// (up to its result, the next game's tags or the end of the file) even
+/// after a fault, so the next game starts in the right place. A fault is
+/// the line and reason of the first problem.
+fn read_game(lx: &mut Lexer<'_>, plies: Option<usize>) -> Result<Entry, (usize, String)> {
+    let start_line = lx.peek().map_or(lx.line, |(_, line)| line);
+    let mut fault: Option<(usize, String)> = None;
+    // Only the first fault is reported.
+    fn fail(fault: &mut Option<(usize, String)>, line: usize, reason: String) {
+        fault.get_or_insert((line, reason));
+    }
+    let mut fen_tag = None;
+    let mut variant = None;
+    while let Some((token @ (Token::Tag { .. } | Token::BadTag), line)) = lx.peek() {
+        lx.next();
+        match token {
+            Token::Tag { name, value } if name.eq_ignore_ascii_case(b"FEN") => {
+                fen_tag = Some((value, line))
+            }
+            Token::Tag { name, value } if name.eq_ignore_ascii_case(b"Variant") => {
+                variant = Some((value, line))
+            }
+            Token::Tag { .. } => {}
+            _ => fail(
+                &mut fault,
+                line,
+                "malformed tag pair (expected [Name \"value\"] on one line)".into(),
+            ),
+        }
+    }
+    if let Some((variant, line)) = &variant {
+        let v = variant.to_ascii_lowercase();
+        if !matches!(v.as_str(), "" | "standard" | "chess" | "from position") {
+            let reason = format!("unsupported variant '{variant}' (standard chess only)");
+            fail(&mut fault, *line, reason);
+        }
+    }
+    let (fen, mut pos) = match &fen_tag {
+        Some((text, line)) => match parse_position(text) {
+            Ok(pos) => (Some(position_fen(&pos)), pos),
+            Err(reason) => {
+                fail(&mut fault, *line, format!("FEN tag: {reason}"));
+                (None, Chess::default())
+            }
+        },
+        None => (None, Chess::default()),
+    };
+    let mut moves = Vec::new();
+    let mut seen = 0usize;
+    let mut depth = 0usize;
+    let mut last_line = start_line;
+    while let Some((token, line)) = lx.peek() {
+        if matches!(token, Token::Tag { .. } | Token::BadTag) {
+            // The next game's tags (its result token was missing).
+            break;
+        }
+        lx.next();
+        last_line = line;
+        match token {
+            Token::Result if depth == 0 => break,
+            Token::Open => depth += 1,
+            Token::Close if depth == 0 => fail(&mut fault, line, "')' without '('".into()),
+            Token::Close => depth -= 1,
+            Token::UnterminatedComment => {
+                fail(&mut fault, line, "'{' comment without its '}'".into())
+            }
+            Token::Word(word) if depth == 0 => {
+                let ply = seen;
+                seen += 1;
+                if fault.is_some() || plies.is_some_and(|limit| ply >= limit) {
+                    continue;
+                }
+                let text = String::from_utf8_lossy(word);
+                let Some(san) = san_of_word(word) else {
+                    let reason = format!(
+                        "unreadable token '{text}' (ply {}): not a move, move number, \
+                         annotation, comment or result",
+                        ply + 1
+                    );
+                    fail(&mut fault, line, reason);
+                    continue;
+                };
+                match san.to_move(&pos) {
+                    Ok(m) => {
+                        moves.push(m.to_uci(CastlingMode::Standard).to_string());
+                        pos.play_unchecked(m);
+                    }
+                    Err(e) => fail(
+                        &mut fault,
+                        line,
+                        format!("move '{text}' (ply {}): {e}", ply + 1),
+                    ),
+                }
+            }
+            // Comments, annotations, move numbers, and everything inside a
+            // variation (not part of the opening).
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        fail(
+            &mut fault,
+            last_line,
+            "'(' variation without its ')'".into(),
+        );
+    }
+    if seen == 0 && fen_tag.is_none() {
+        fail(
+            &mut fault,
+            start_line,
+            "no moves and no FEN tag (not an opening)".into(),
+        );
+    }
+    match fault {
+        Some(f) => Err(f),
+        None => Ok((fen, moves)),
+    }
+}
+
+/// Read every game of a PGN opening suite. Each main-line token must be a
+/// move the position allows (suffixes as python-chess reads them), a move
+/// number, an annotation, a comment or a result: anything else is refused
+/// with its line and game rather than skipped, so moves never shift to the
+/// other side.
 fn read_pgn(
     data: &[u8],
     path: &Path,
     plies: Option<usize>,
     accept: &mut dyn FnMut(Result<Entry, OpeningError>) -> Result<(), OpeningError>,
 ) -> Result<(), OpeningError> {
-    let read_pos = std::cell::Cell::new(0usize);
-    let mut reader = Reader::new(TrackedBytes {
-        data,
-        pos: &read_pos,
-    });
-    let mut visitor = OpeningVisitor { plies };
+    let mut lx = Lexer::new(data);
     let mut game = 0usize;
-    loop {
-        let bad = |game: usize, offset: usize, reason: String| OpeningError::BadPgn {
+    while lx.peek().is_some() {
+        game += 1;
+        let entry = read_game(&mut lx, plies).map_err(|(line, reason)| OpeningError::BadPgn {
             path: path.to_path_buf(),
             game,
-            line: line_at(data, offset),
+            line,
             reason,
-        };
-        // After `has_more` the reader has skipped whitespace, so the buffered
-        // bytes begin exactly at the next game.
-        let more = reader.has_more().map_err(|e| {
-            bad(
-                game.max(1),
-                read_pos.get() - reader.buffer().len(),
-                e.to_string(),
-            )
         });
-        let game_start = read_pos.get() - reader.buffer().len();
-        match more {
-            Ok(true) => {}
-            Ok(false) => return Ok(()),
-            Err(e) => return accept(Err(e)),
-        }
-        game += 1;
-        let entry = match reader.read_game(&mut visitor) {
-            Ok(Some(Ok(opening))) => Ok(opening),
-            Ok(Some(Err(GameFault::Game(reason)))) => Err(bad(game, game_start, reason)),
-            Ok(Some(Err(GameFault::Move { ply, reason }))) => {
-                let offset = nth_san_offset(data, game_start, ply).unwrap_or(game_start);
-                Err(bad(game, offset, reason))
-            }
-            Ok(None) => return Ok(()),
-            Err(e) => {
-                // The parser cannot resynchronise after an I/O-level error.
-                return accept(Err(bad(game, game_start, format!("unreadable PGN: {e}"))));
-            }
-        };
         accept(entry)?;
     }
-}
-
-/// 1-based line number of byte `offset`.
-fn line_at(data: &[u8], offset: usize) -> usize {
-    let end = offset.min(data.len());
-    1 + data[..end].iter().filter(|&&b| b == b'\n').count()
-}
-
-/// Byte offset of the `ply`-th (0-based) main-line move of the game that
-/// starts at `start`, found with a small PGN tokenizer. Only used to point
-/// errors at the right line; `None` if the tokenizer loses track.
-fn nth_san_offset(data: &[u8], start: usize, ply: usize) -> Option<usize> {
-    let mut i = start;
-    let n = data.len();
-    let mut seen = 0usize;
-    let mut depth = 0usize;
-    let mut in_tags = true;
-    while i < n {
-        let b = data[i];
-        match b {
-            b' ' | b'\t' | b'\r' | b'\n' | b'.' => i += 1,
-            b'[' if in_tags => {
-                // Tag pair: skip to the end of the line.
-                while i < n && data[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'{' => {
-                while i < n && data[i] != b'}' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b';' | b'%' => {
-                while i < n && data[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'(' => {
-                depth += 1;
-                i += 1;
-            }
-            b')' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            b'[' => return None,
-            _ => {
-                in_tags = false;
-                let token_start = i;
-                while i < n && !b" \t\r\n{}();[]".contains(&data[i]) {
-                    i += 1;
-                }
-                if i == token_start {
-                    // A stray delimiter such as ']'.
-                    i += 1;
-                    continue;
-                }
-                let token = &data[token_start..i];
-                let is_result = matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*");
-                if is_result && depth == 0 {
-                    return None;
-                }
-                // Strip a move number glued to the move ("12.Nf3", "12...Nf3").
-                let digits = token.iter().take_while(|c| c.is_ascii_digit()).count();
-                let dots = token[digits..].iter().take_while(|&&c| c == b'.').count();
-                let (san_start, san) = if digits > 0 && dots > 0 {
-                    (token_start + digits + dots, &token[digits + dots..])
-                } else {
-                    (token_start, token)
-                };
-                let is_move = !san.is_empty()
-                    && !san.iter().all(|c| c.is_ascii_digit())
-                    && !matches!(san[0], b'$' | b'!' | b'?');
-                if is_move && depth == 0 {
-                    if seen == ply {
-                        return Some(san_start);
-                    }
-                    seen += 1;
-                }
-            }
-        }
-    }
-    None
+    Ok(())
 }
 
 #[cfg(test)]
@@ -805,26 +912,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn san_offset_skips_comments_numbers_and_variations() {
-        let pgn =
-            b"[Event \"x\"]\n\n1. e4 {a comment} e5 (1... c5 2. Nf3) 2.Nf3 $1 Nc6!? 3. Bb5 *\n";
-        let find = |ply| {
-            nth_san_offset(pgn, 0, ply).map(|o| {
-                let end = o + pgn[o..]
-                    .iter()
-                    .position(|c| c.is_ascii_whitespace())
-                    .unwrap();
-                std::str::from_utf8(&pgn[o..end]).unwrap().to_string()
-            })
-        };
-        assert_eq!(find(0).as_deref(), Some("e4"));
-        assert_eq!(find(1).as_deref(), Some("e5"));
-        assert_eq!(find(2).as_deref(), Some("Nf3"));
-        assert_eq!(find(3).as_deref(), Some("Nc6!?"));
-        assert_eq!(find(4).as_deref(), Some("Bb5"));
-        assert_eq!(find(5), None);
     }
 }

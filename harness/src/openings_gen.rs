@@ -105,6 +105,9 @@ pub struct GenerateProgress {
     /// Distinct candidate positions produced so far.
     pub candidates: usize,
     pub scored: usize,
+    /// Scored positions within `+-max_cp`, kept or not: the last batch can
+    /// hold more than the positions still wanted.
+    pub within: usize,
     pub accepted: usize,
 }
 
@@ -208,7 +211,11 @@ pub fn generate(
         counters.scored += batch.len();
         for (candidate, score) in batch.into_iter().zip(scores) {
             let Some(score_cp) = score else { continue };
-            if score_cp.abs() > config.max_cp || positions.len() >= config.count {
+            if score_cp.abs() > config.max_cp {
+                continue;
+            }
+            counters.within += 1;
+            if positions.len() >= config.count {
                 continue;
             }
             positions.push(GeneratedPosition {

@@ -16,9 +16,10 @@
 //!
 //! Relies on the `git` and `tar` programs and on `sh` for the build command.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -686,6 +687,20 @@ pub fn run_bench(
     dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<BenchSignature, BuildError> {
+    run_bench_with(program, args, dir, timeout, None, &mut |_| {})
+}
+
+/// [`run_bench`] that also gives up (killing the engine) as soon as
+/// `interrupt` is raised, and hands each line the engine writes to stderr
+/// (our engine's per-position progress) to `progress` as it comes.
+pub fn run_bench_with(
+    program: &Path,
+    args: &[String],
+    dir: Option<&Path>,
+    timeout: Duration,
+    interrupt: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BenchSignature, BuildError> {
     let name = program.display().to_string();
     let fail = |message: String| BuildError::Bench {
         program: name.clone(),
@@ -703,42 +718,56 @@ pub fn run_bench(
         .spawn()
         .map_err(|e| fail(format!("cannot start: {e}")))?;
     // Readers in threads so a chatty engine cannot block on a full pipe.
-    let reader = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
+    let mut stdout = child.stdout.take();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(r) = stdout.as_mut() {
+            let _ = r.read_to_string(&mut s);
+        }
+        s
+    });
+    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
+    let stderr = child.stderr.take();
+    let err = std::thread::spawn(move || {
+        if let Some(r) = stderr {
+            for line in std::io::BufReader::new(r).lines().map_while(Result::ok) {
+                if line_tx.send(line).is_err() {
+                    break;
+                }
             }
-            s
-        })
+        }
+    });
+    let mut stderr_text = String::new();
+    let mut drain = |stderr_text: &mut String| {
+        for line in line_rx.try_iter() {
+            progress(&line);
+            stderr_text.push_str(&line);
+            stderr_text.push('\n');
+        }
     };
-    let out = reader(
-        child
-            .stdout
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let err = reader(
-        child
-            .stderr
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
     let start = Instant::now();
     let status = loop {
+        drain(&mut stderr_text);
+        let interrupted = interrupt.is_some_and(|f| f.load(Ordering::SeqCst));
         match child.try_wait() {
             Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() > timeout => {
+            Ok(None) if interrupted || start.elapsed() > timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(fail(format!("no result after {} s", timeout.as_secs())));
+                return Err(fail(if interrupted {
+                    "interrupted".to_string()
+                } else {
+                    format!("no result after {} s", timeout.as_secs())
+                }));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => return Err(fail(e.to_string())),
         }
     };
     let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
+    let _ = err.join();
+    drain(&mut stderr_text);
+    let stderr = stderr_text;
     if !status.success() {
         let last = stderr
             .lines()
@@ -754,9 +783,38 @@ pub fn run_bench(
         .ok_or_else(|| fail("no `<N> nodes <M> nps` line in its output".into()))
 }
 
+/// Bench arguments for a depth given on the command line: the depth
+/// replaces the first number in `args` (`bench 10` -> `bench 6`) or is
+/// appended (`bench` -> `bench 6`); no arguments at all become `bench 6`,
+/// as karsinta-engine takes it.
+pub fn bench_args_with_depth(args: &[String], depth: u32) -> Vec<String> {
+    let mut out = if args.is_empty() {
+        vec!["bench".to_string()]
+    } else {
+        args.to_vec()
+    };
+    match out.iter_mut().find(|a| a.parse::<u64>().is_ok()) {
+        Some(a) => *a = depth.to_string(),
+        None => out.push(depth.to_string()),
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bench_depth_replaces_or_appends_the_number() {
+        let args = |s: &str| split_args(s);
+        assert_eq!(bench_args_with_depth(&args("bench"), 6), args("bench 6"));
+        assert_eq!(bench_args_with_depth(&args("bench 10"), 6), args("bench 6"));
+        assert_eq!(bench_args_with_depth(&args(""), 3), args("bench 3"));
+        assert_eq!(
+            bench_args_with_depth(&args("--quiet bench 16 x"), 2),
+            args("--quiet bench 2 x")
+        );
+    }
 
     #[test]
     fn parses_bench_signatures() {

@@ -267,6 +267,83 @@ fn pgn_bad_fen_tag_and_empty_game_are_errors() {
     assert!(load_openings(&path, None, None).is_err());
 }
 
+/// Suffixes python-chess reads (`e6++` as `e6`, `!?`, `+`, `#`, castling
+/// with zeros, move numbers glued to moves) are read as it reads them.
+#[test]
+fn pgn_suffixes_and_annotations_are_read_as_python_chess_reads_them() {
+    let text = "1. e4 e6++ 2. e5 d5!? 3.exd6+? Bxd6 $5 4. Nf3 Nf6 5. Be2 0-0 6. O-O!! *\n\
+                \n1. f3 e5 2. g4 Qh4# 0-1\n";
+    let (_dir, path) = fixture("suffixes.pgn", text);
+    let openings = load_openings(&path, None, None).unwrap();
+    assert_eq!(
+        moves(&openings[0]),
+        ["e2e4", "e7e6", "e4e5", "d7d5", "e5d6", "f8d6", "g1f3", "g8f6", "f1e2", "e8g8", "e1g1"]
+    );
+    assert_eq!(moves(&openings[1]), ["f2f3", "e7e5", "g2g4", "d8h4"]);
+}
+
+/// A token that is not a move, move number, annotation, comment or result
+/// is refused with file, line, game and the token: never dropped, which
+/// would shift the remaining moves to the other side.
+#[test]
+fn pgn_unreadable_tokens_are_refused_not_dropped() {
+    for (token, game_text) in [
+        ("♘f3", "1. e4 e5 2. ♘f3 Nc6 *"),
+        ("xyz", "1. e4 e5\n2. xyz Nc6 *"),
+        ("e4/", "1. e4/ e5 *"),
+        ("+", "1. e4 + e5 *"),
+        ("--", "1. e4 -- 2. d4 *"),
+        ("}", "1. e4 } e5 *"),
+    ] {
+        let text = format!("[Event \"ok\"]\n\n1. d4 *\n\n[Event \"bad\"]\n\n{game_text}\n");
+        let (_dir, path) = fixture("tokens.pgn", &text);
+        let err = load_openings(&path, None, None).unwrap_err();
+        let line = 7 + game_text[..game_text.find(token).unwrap()]
+            .matches('\n')
+            .count();
+        match &err {
+            OpeningError::BadPgn {
+                game,
+                line: l,
+                reason,
+                ..
+            } => {
+                assert_eq!((*game, *l), (2, line), "{err}");
+                assert!(reason.contains(&format!("'{token}'")), "{err}");
+            }
+            other => panic!("{token}: unexpected {other:?}"),
+        }
+        assert!(err
+            .to_string()
+            .starts_with(&format!("{}:{line}: game 2: ", path.display())));
+        // Skipping bad games keeps the good one and loses no moves of it.
+        let options = LoadOptions {
+            skip_bad: true,
+            ..LoadOptions::default()
+        };
+        let loaded = load_openings_with(&path, &options).unwrap();
+        assert_eq!(loaded.openings.len(), 1);
+        assert_eq!(moves(&loaded.openings[0]), ["d2d4"]);
+        assert_eq!(loaded.skipped.len(), 1);
+    }
+}
+
+/// Broken structure is refused too, with the line it starts on.
+#[test]
+fn pgn_broken_structure_is_refused_with_its_line() {
+    for (text, line, what) in [
+        ("1. e4 {never closed\n e5 *\n", 1, "comment"),
+        ("1. e4 (1. d4\n e5 *\n", 2, "variation"),
+        ("1. e4 ) e5 *\n", 1, "')'"),
+        ("[Event \"x\"\n\n1. e4 *\n", 1, "tag"),
+    ] {
+        let (_dir, path) = fixture("broken.pgn", text);
+        let err = load_openings(&path, None, None).unwrap_err();
+        assert_eq!(err.line(), Some(line), "{text}: {err}");
+        assert!(err.to_string().contains(what), "{text}: {err}");
+    }
+}
+
 #[test]
 fn malformed_pgn_never_panics() {
     let samples = [
@@ -455,4 +532,32 @@ fn cli_generates_and_checks_a_suite() {
         .unwrap();
     assert_eq!(check.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&check.stderr).contains("bad.epd:2: "));
+}
+
+#[test]
+fn generate_refuses_zero_limits_and_counts_within_after_an_early_stop() {
+    for bad in [["--nodes", "0"], ["--depth", "0"], ["--hash-mb", "0"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+            .args([
+                "openings", "generate", "--plies", "1", "--count", "1", "--quiet",
+            ])
+            .args(bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(bad[0]),
+            "{bad:?}"
+        );
+    }
+    // Every position is within +-30000 cp, so the figure is 100% although
+    // the run stops after 2 of the first batch.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+        .args(["openings", "generate", "--plies", "2", "--count", "2"])
+        .args(["--nodes", "50", "--max-cp", "30000", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("100.0% within +-30000 cp"), "{err}");
 }

@@ -188,6 +188,7 @@ fn run(args: &Args) -> io::Result<ExitCode> {
                 writeln!(out, "id name Karsinta Fake Engine")?;
                 writeln!(out, "id author the Karsinta developers")?;
                 writeln!(out, "option name Hash type spin default 1 min 1 max 64")?;
+                writeln!(out, "option name Threads type spin default 1 min 1 max 64")?;
                 if args.no_uciok {
                     out.flush()?;
                     hang();

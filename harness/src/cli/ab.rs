@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use karsinta_harness::ab::{run_ab, AbError, AbRequest, Prepared, Side};
+use karsinta_harness::players::EngineError;
 
 use super::UsageError;
 
@@ -50,12 +51,21 @@ pub struct Args {
     /// Build and bench only; play no games.
     #[arg(long)]
     pub bench_only: bool,
+    /// Bench depth (default: the config's `build.bench`, karsinta-engine's
+    /// depth 10). Weak parameter sets take far longer per depth.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub bench_depth: Option<u32>,
 }
 
 /// Maps setup errors the user can fix to [`UsageError`] (exit 2).
 pub fn classify(e: AbError) -> anyhow::Error {
     match e {
         AbError::Config(_) | AbError::Side { .. } => UsageError(e.to_string()).into(),
+        // An option the engine does not advertise, a limit it lacks.
+        AbError::EngineStart {
+            source: EngineError::Unsupported(_),
+            ..
+        } => UsageError(e.to_string()).into(),
         other => other.into(),
     }
 }
@@ -106,6 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out_dir: args.run.out,
         quiet: args.run.quiet,
         bench_only: args.bench_only,
+        bench_depth: args.bench_depth,
     };
     let interrupt = super::install_interrupt_handler()?;
     let quiet = args.run.quiet;

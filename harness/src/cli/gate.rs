@@ -56,6 +56,10 @@ pub struct Args {
     /// appended to $GITHUB_STEP_SUMMARY when that is set.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Bench depth (default: the config's `build.bench`, karsinta-engine's
+    /// depth 10). Weak parameter sets take far longer per depth.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub bench_depth: Option<u32>,
 }
 
 fn setup_error(message: &str, markdown: Option<&std::path::Path>) -> ExitCode {
@@ -102,6 +106,7 @@ pub fn run(args: Args) -> ExitCode {
         out_dir: args.run.out,
         quiet: args.run.quiet,
         interrupt: None,
+        bench_depth: args.bench_depth,
     };
     let interrupt = match super::install_interrupt_handler() {
         Ok(f) => f,

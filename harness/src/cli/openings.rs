@@ -122,6 +122,17 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
     if args.max_cp < 0 {
         return usage("--max-cp must not be negative");
     }
+    // 0 would not mean "no limit": a 0-node or depth-0 search scores
+    // nothing useful, and the table needs at least 1 MB.
+    if args.nodes == Some(0) {
+        return usage("--nodes must be at least 1");
+    }
+    if args.depth.is_some_and(|d| !(1..=100).contains(&d)) {
+        return usage("--depth must be in 1..=100");
+    }
+    if args.hash_mb == 0 {
+        return usage("--hash-mb must be at least 1");
+    }
     let nodes = match (args.nodes, args.depth) {
         (None, None) => Some(20_000),
         (nodes, _) => nodes,
@@ -150,7 +161,7 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
         nodes,
         depth: args.depth,
         params,
-        hash_mb: args.hash_mb.max(1),
+        hash_mb: args.hash_mb,
         roots,
         method: args.method,
         max_leaves: args.max_leaves,
@@ -216,7 +227,7 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
         "{} positions ({method}; {} candidates scored, {:.1}% within +-{} cp; mean |score| {:.1} cp) in {:.1} s",
         report.positions.len(),
         report.progress.scored,
-        100.0 * report.progress.accepted as f64 / report.progress.scored.max(1) as f64,
+        100.0 * report.progress.within as f64 / report.progress.scored.max(1) as f64,
         args.max_cp,
         mean_abs,
         seconds

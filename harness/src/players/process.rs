@@ -16,10 +16,17 @@
 //! recording half-killed games as crashes), with `PR_SET_PDEATHSIG` =
 //! `SIGKILL` on Linux (so a SIGKILLed harness still takes its engines along),
 //! and its pid is kept in a global registry that [`kill_all_children`]
-//! empties. Because `PR_SET_PDEATHSIG` fires when the *thread* that forked
-//! exits, all children are forked from one spawner thread that lives as long
-//! as the process. A pid is removed from the registry before its process is
-//! reaped, so the registry never names a recycled pid.
+//! empties. The parent-death signal is not inherited: an engine started by a
+//! wrapper script that does not `exec` would leave the real engine running.
+//! So on Linux each engine's group also gets a watcher, a tiny `/bin/sh`
+//! whose parent-death signal is SIGTERM and which answers it by SIGKILLing
+//! its whole group (the engine and everything it started). Because
+//! `PR_SET_PDEATHSIG` fires when the *thread* that forked exits, all
+//! children are forked from one spawner thread that lives as long as the
+//! process. A pid is removed from the registry before its process is reaped,
+//! so the registry never names a recycled pid; a group outlives its reaped
+//! leader while its watcher lives, so killing the group stays safe until the
+//! watcher is reaped.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -79,25 +86,33 @@ pub fn cpu_usage() -> CpuUsage {
     }
 }
 
-type SpawnJob = (Command, SyncSender<io::Result<Child>>);
+/// A command for the spawner thread, whether to register the child, and
+/// where to send the result.
+type SpawnJob = (Command, bool, SyncSender<io::Result<Child>>);
 
 /// Fork `cmd` from the long-lived spawner thread and register the child,
 /// atomically with respect to [`kill_all_children`].
 fn spawn_registered(cmd: Command) -> io::Result<Child> {
+    spawn_from_spawner(cmd, true)
+}
+
+/// Fork `cmd` from the long-lived spawner thread (so its parent-death
+/// signal fires only when the harness exits); register it if `register`.
+fn spawn_from_spawner(cmd: Command, register: bool) -> io::Result<Child> {
     static SPAWNER: OnceLock<Sender<SpawnJob>> = OnceLock::new();
     let spawner = SPAWNER.get_or_init(|| {
         let (tx, rx) = mpsc::channel::<SpawnJob>();
         thread::Builder::new()
             .name("karsinta-spawner".into())
             .spawn(move || {
-                for (mut cmd, reply) in rx {
+                for (mut cmd, register, reply) in rx {
                     let mut children = CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
                     let result = if SHUTTING_DOWN.load(Ordering::SeqCst) {
                         Err(io::Error::other("the harness is shutting down"))
                     } else {
                         cmd.spawn()
                     };
-                    if let Ok(child) = &result {
+                    if let (Ok(child), true) = (&result, register) {
                         children.push(child.id());
                     }
                     drop(children);
@@ -109,7 +124,7 @@ fn spawn_registered(cmd: Command) -> io::Result<Child> {
     });
     let (reply_tx, reply_rx) = mpsc::sync_channel(1);
     spawner
-        .send((cmd, reply_tx))
+        .send((cmd, register, reply_tx))
         .map_err(|_| io::Error::other("engine spawner thread is gone"))?;
     reply_rx
         .recv()
@@ -141,6 +156,8 @@ pub(crate) struct EngineProcess {
     eof: bool,
     /// Disconnects when the stderr copier has finished (see [`Self::kill`]).
     stderr_done: Option<Receiver<()>>,
+    /// The group's watcher (Linux), reaped after the group is killed.
+    watcher: Option<Child>,
 }
 
 /// How long [`EngineProcess::kill`] waits for the stderr copier to write
@@ -173,6 +190,9 @@ impl EngineProcess {
         let mut child = spawn_registered(cmd)
             .map_err(|e| EngineError::Start(format!("cannot run {}: {e}", spec.cmd.display())))?;
         let pid = child.id();
+        // Without a watcher the engine itself still dies with the harness;
+        // only what a non-`exec` wrapper started could outlive it.
+        let watcher = sys::watcher(pid).and_then(|cmd| spawn_from_spawner(cmd, false).ok());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             unreachable!("stdin and stdout are piped")
         };
@@ -213,6 +233,7 @@ impl EngineProcess {
             pos: 0,
             eof: false,
             stderr_done: matches!(copier, Ok(true)).then_some(done_rx),
+            watcher,
         };
         if let Err(e) = reader.map(|_| ()).and(copier.map(|_| ())) {
             process.kill();
@@ -341,9 +362,11 @@ impl EngineProcess {
         self.kill();
     }
 
-    /// Kill the process group with SIGKILL and reap the child.
+    /// Kill the process group with SIGKILL and reap the child and its
+    /// watcher.
     pub(crate) fn kill(&mut self) {
         if !self.registered {
+            self.reap_watcher();
             return;
         }
         {
@@ -355,11 +378,25 @@ impl EngineProcess {
             self.registered = false;
         }
         let _ = self.child.wait();
+        self.reap_watcher();
         // The copier ends at the dead engine's end of stderr; waiting for it
         // (bounded: a stray grandchild may hold the pipe) keeps the log
         // complete when the caller reads it next.
         if let Some(done) = self.stderr_done.take() {
             let _ = done.recv_timeout(STDERR_FLUSH);
+        }
+    }
+}
+
+impl EngineProcess {
+    /// Kill what is left of the group (whatever a wrapper started) and
+    /// reap the watcher. The live watcher keeps the group id from being
+    /// reused, so the group kill cannot hit a stranger.
+    fn reap_watcher(&mut self) {
+        if let Some(mut watcher) = self.watcher.take() {
+            sys::kill_group(self.pid);
+            let _ = watcher.kill();
+            let _ = watcher.wait();
         }
     }
 }
@@ -549,6 +586,44 @@ mod sys {
         }
     }
 
+    /// The watcher of the group `group` (Linux): a shell in that group that
+    /// receives SIGTERM when the harness dies and then SIGKILLs the group.
+    /// It waits in `wait` (interruptible) rather than in `sleep`, so the
+    /// trap runs at once.
+    #[cfg(target_os = "linux")]
+    pub(super) fn watcher(group: u32) -> Option<Command> {
+        use std::process::Stdio;
+        const SCRIPT: &str = "trap 'kill -KILL 0' TERM; while :; do sleep 3600 & wait $!; done";
+        let group = libc::pid_t::try_from(group).ok()?;
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", SCRIPT, "karsinta-watcher"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(group);
+        // SAFETY: getpid is async-signal-safe.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: as in `configure`: only prctl and getppid between fork
+        // and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::other("parent exited"));
+                }
+                Ok(())
+            });
+        }
+        Some(cmd)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn watcher(_group: u32) -> Option<Command> {
+        None
+    }
+
     /// Make writes to `fd` fail with `WouldBlock` instead of blocking.
     pub(super) fn set_nonblocking(fd: &impl std::os::fd::AsRawFd) {
         let fd = fd.as_raw_fd();
@@ -605,6 +680,10 @@ mod sys {
 
     /// Without process groups the owner's `Child::kill` does the work.
     pub(super) fn kill_group(_pid: u32) {}
+
+    pub(super) fn watcher(_group: u32) -> Option<Command> {
+        None
+    }
 
     pub(super) fn cpu_time(_children: bool) -> std::time::Duration {
         std::time::Duration::ZERO

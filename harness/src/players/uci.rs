@@ -29,6 +29,8 @@ pub struct UciPlayer {
     /// Options from [`Player::configure`], sent after the spec's on every
     /// start.
     extra: Vec<(String, String)>,
+    /// Option names from the last handshake's `option name` lines.
+    advertised: Vec<String>,
 }
 
 impl UciPlayer {
@@ -41,6 +43,7 @@ impl UciPlayer {
             id_name: None,
             out: String::with_capacity(1024),
             extra: Vec::new(),
+            advertised: Vec::new(),
         }
     }
 
@@ -67,6 +70,7 @@ impl UciPlayer {
             )));
         }
         let deadline = Instant::now() + timeout;
+        let mut advertised = Vec::new();
         loop {
             match process.read_line(deadline) {
                 Ok(line) => {
@@ -77,6 +81,7 @@ impl UciPlayer {
                             let rest: Vec<&str> = tokens.collect();
                             self.id_name = Some(rest.join(" "));
                         }
+                        Some("option") => advertised.extend(option_name(line)),
                         _ => {}
                     }
                 }
@@ -94,6 +99,20 @@ impl UciPlayer {
                 }
             }
         }
+        // An option the engine does not know would be ignored (or answered
+        // with a line nobody reads): refuse the setup instead.
+        self.advertised = advertised;
+        let options: Vec<(String, String)> = self
+            .spec
+            .options
+            .iter()
+            .chain(&self.extra)
+            .cloned()
+            .collect();
+        if let Err(e) = self.check_options(&options) {
+            process.kill();
+            return Err(e);
+        }
         self.out.clear();
         for (name, value) in self.spec.options.iter().chain(&self.extra) {
             let _ = writeln!(self.out, "setoption name {name} value {value}");
@@ -105,12 +124,59 @@ impl UciPlayer {
         Ok(())
     }
 
+    /// Every option in `options` must be one the engine advertised in its
+    /// last handshake.
+    fn check_options(&self, options: &[(String, String)]) -> Result<(), EngineError> {
+        for (name, _) in options {
+            if !self.advertised.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+                return Err(EngineError::Unsupported(unknown_option_message(
+                    &self.spec.name,
+                    self.id_name.as_deref(),
+                    name,
+                    &self.advertised,
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Kill the engine (if running); the next game restarts it.
     fn kill(&mut self) {
         if let Some(mut p) = self.process.take() {
             p.kill();
         }
     }
+}
+
+/// The name in an `option name <id> type <t> ...` line (names may hold
+/// spaces; `type` ends them).
+fn option_name(line: &str) -> Option<String> {
+    let mut tokens = line.split_ascii_whitespace();
+    if tokens.next() != Some("option") || tokens.next() != Some("name") {
+        return None;
+    }
+    let name: Vec<&str> = tokens.take_while(|&t| t != "type").collect();
+    (!name.is_empty()).then(|| name.join(" "))
+}
+
+/// Why an option cannot be set: names the engine, the option and the
+/// closest advertised name.
+fn unknown_option_message(
+    engine: &str,
+    id_name: Option<&str>,
+    option: &str,
+    advertised: &[String],
+) -> String {
+    let who = match id_name {
+        Some(id) if id != engine => format!("engine '{engine}' ({id})"),
+        _ => format!("engine '{engine}'"),
+    };
+    let hint = match super::closest_name(option, advertised) {
+        Some(close) => format!("; did you mean '{close}'?"),
+        None if advertised.is_empty() => "; it advertises no options".to_string(),
+        None => format!("; it has: {}", advertised.join(", ")),
+    };
+    format!("{who} does not advertise the option '{option}'{hint}")
 }
 
 /// Wait for `readyok`, skipping other lines.
@@ -163,6 +229,7 @@ impl Player for UciPlayer {
         if !alive || options.is_empty() {
             return Ok(());
         }
+        self.check_options(options)?;
         self.out.clear();
         for (name, value) in options {
             let _ = writeln!(self.out, "setoption name {name} value {value}");

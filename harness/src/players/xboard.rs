@@ -713,10 +713,15 @@ fn write_option(out: &mut String, f: &Features, name: &str, value: &str) -> Resu
         return Err(match command {
             "memory" => "option `memory` needs `feature memory=1`, not announced".to_string(),
             "cores" => "option `cores` needs `feature smp=1`, not announced".to_string(),
-            _ => format!(
-                "the engine announces no option `{name}` (it has: {})",
-                f.options.join(", ")
-            ),
+            _ => match super::closest_name(name, &f.options) {
+                Some(close) => {
+                    format!("the engine announces no option `{name}`; did you mean `{close}`?")
+                }
+                None => format!(
+                    "the engine announces no option `{name}` (it has: {})",
+                    f.options.join(", ")
+                ),
+            },
         });
     }
     let _ = if command == "option" {

@@ -1,0 +1,95 @@
+//! No engine process outlives the harness, even one started through a
+//! wrapper script that does not `exec` and even when the harness is
+//! SIGKILLed (no handler runs): the engine's group watcher kills the group.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{EPD, FAKE, KARSINTA};
+
+/// Whether `pid` is gone (or a zombie waiting for a reaper).
+fn dead(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    stat.is_empty() || state == "Z"
+}
+
+#[test]
+#[ignore = "starts and SIGKILLs a harness process (Linux)"]
+fn sigkilled_harness_leaves_no_wrapped_engine_behind() {
+    if !cfg!(target_os = "linux") {
+        return common::skip("parent-death signals are Linux only");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let script = dir.path().join("wrapper.sh");
+    // A wrapper that does not exec: the engine and a stray helper are its
+    // children, in the background (stdin passed on by hand, as sh gives
+    // background jobs /dev/null).
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nsleep 1000 &\necho $! >> '{p}'\nexec 3<&0\n'{FAKE}' --seed 3 <&3 3<&- &\n\
+             echo $! >> '{p}'\nwait\n",
+            p = pids.display()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(dir.path().join("open.epd"), EPD).unwrap();
+    let config = dir.path().join("wrapped.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "engines:\n  - name: wrapped\n    cmd: {}\n  - name: plain\n    cmd: {FAKE}\n\
+             games: 1000\nconcurrency: 1\ntime_control: 60+1\nopenings: {{ file: open.epd }}\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut harness = Command::new(KARSINTA)
+        .args(["match", "--quiet", "--out"])
+        .arg(dir.path().join("run"))
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let children: Vec<String> = loop {
+        let text = std::fs::read_to_string(&pids).unwrap_or_default();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        if lines.len() >= 2 {
+            break lines;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "wrapper never ran"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(children.iter().all(|p| !dead(p)), "started and running");
+    harness.kill().unwrap(); // SIGKILL: no handler of the harness runs
+    harness.wait().unwrap();
+    let start = Instant::now();
+    while !children.iter().all(|p| dead(p)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "processes of the wrapper survived the harness: {children:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
