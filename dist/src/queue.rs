@@ -431,10 +431,13 @@ pub fn complete(
             ],
         )?;
     }
-    // The prefix: serialised on the test row.
+    // The prefix: completions of a test are serialised on its row, last so
+    // the lock is held briefly. NO KEY UPDATE, not UPDATE: the pairs'
+    // foreign key checks above hold KEY SHARE on that row, and FOR UPDATE
+    // would deadlock two completions against each other.
     let t = tx.query_one(
         "SELECT prefix_batches, sprt_penta, sprt_pairs, decision FROM dist_tests \
-         WHERE id = $1 FOR UPDATE",
+         WHERE id = $1 FOR NO KEY UPDATE",
         &[&test.id],
     )?;
     let mut prefix: i32 = t.get(0);

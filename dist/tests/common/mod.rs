@@ -155,6 +155,13 @@ impl TempPg {
         );
     }
 
+    /// The end of the server's log (for failure messages).
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
     /// The libpq connection string (unix socket).
     pub fn url(&self) -> String {
         format!(
