@@ -210,8 +210,105 @@ pub fn stderr_log_name(engine: &str) -> String {
     format!("{clean}.stderr.log")
 }
 
+/// The match's openings (the standard position alone without a suite),
+/// each checked, whether a suite is used, and the suite's checksum and
+/// entry count.
+#[allow(clippy::type_complexity)]
+fn match_openings(
+    cfg: &MatchConfig,
+) -> Result<(Vec<Opening>, bool, Option<(String, usize)>), MatchError> {
+    let (openings, recorded) = match &cfg.openings {
+        Some(o) => {
+            let (list, checksum) = load_checked_openings(o)?;
+            let n = list.len();
+            (list, Some((checksum, n)))
+        }
+        None => (
+            vec![Opening {
+                fen: None,
+                moves: Vec::new(),
+                id: 0,
+            }],
+            None,
+        ),
+    };
+    for o in &openings {
+        game::check_opening(o.fen.as_deref(), &o.moves).map_err(|e| MatchError::BadOpening {
+            id: o.id,
+            message: e.to_string(),
+        })?;
+    }
+    let with_openings = recorded.is_some();
+    Ok((openings, with_openings, recorded))
+}
+
+/// The pairs of a match as independent jobs: pair `p`'s pairing, opening
+/// and players depend only on the config (seed included), so any process
+/// that builds the plan from the same config plays the same pair `p` — the
+/// distributed worker's unit of work. Built with the same checks as
+/// [`run_match`] (openings, engines starting, what each engine can play).
+pub struct MatchPlan {
+    schedule: Schedule,
+    with_openings: bool,
+    /// Pairs of the whole match (all pairings).
+    pub total_pairs: u64,
+}
+
+impl MatchPlan {
+    pub fn new(cfg: &MatchConfig) -> Result<MatchPlan, MatchError> {
+        let (openings, with_openings, _) = match_openings(cfg)?;
+        let (order_kind, start) = cfg
+            .openings
+            .as_ref()
+            .map_or((Default::default(), 0), |o| (o.order, o.start));
+        let order = order_openings(openings.len(), order_kind, cfg.seed, start);
+        let pairings_list = pairings(cfg.tournament, cfg.engines.len());
+        let total_pairs = cfg.pairs_per_pairing() * pairings_list.len() as u64;
+        let unplayable = check_setup(&cfg.engines, &cfg.settings.tc, &openings)?;
+        let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
+        if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
+            let p = schedule.pairings[i];
+            return Err(MatchError::Unsupported {
+                opening: None,
+                message: format!(
+                    "{} against {}: no opening of the suite can be set up for both engines",
+                    cfg.engines[p.first].name, cfg.engines[p.second].name
+                ),
+            });
+        }
+        Ok(MatchPlan {
+            schedule,
+            with_openings,
+            total_pairs,
+        })
+    }
+
+    pub fn pairings(&self) -> &[Pairing] {
+        &self.schedule.pairings
+    }
+
+    /// The job of pair `pair`.
+    pub fn job(&self, pair: u64) -> PairJob {
+        let (pairing, opening) = self.schedule.of(pair);
+        let p = self.schedule.pairings[pairing];
+        PairJob {
+            pair,
+            first: p.first,
+            second: p.second,
+            opening: Arc::clone(opening),
+            options: None,
+        }
+    }
+
+    /// The ledger entry of a finished pair, as [`run_match`] writes it.
+    pub fn entry(&self, finished: &crate::runner::FinishedPair) -> PairEntry {
+        let (pairing, opening) = self.schedule.of(finished.job.pair);
+        finished.entry(pairing, self.with_openings.then_some(opening.id))
+    }
+}
+
 /// The `Round` tag of game `game` (0 or 1) of pair `pair`.
-fn round_tag(pair: u64, game: usize) -> String {
+pub fn round_tag(pair: u64, game: usize) -> String {
     format!("{}.{}", pair + 1, game + 1)
 }
 
@@ -548,30 +645,11 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         .collect();
 
     let mut resolved = cfg.clone();
-    let (openings, with_openings) = match &cfg.openings {
-        Some(o) => {
-            let (list, checksum) = load_checked_openings(o)?;
-            // Recorded in the run's config.yaml: `--resume` checks them.
-            if let Some(r) = resolved.resolved.openings.as_mut() {
-                r.checksum = Some(checksum);
-                r.entries = Some(list.len());
-            }
-            (list, true)
-        }
-        None => (
-            vec![Opening {
-                fen: None,
-                moves: Vec::new(),
-                id: 0,
-            }],
-            false,
-        ),
-    };
-    for o in &openings {
-        game::check_opening(o.fen.as_deref(), &o.moves).map_err(|e| MatchError::BadOpening {
-            id: o.id,
-            message: e.to_string(),
-        })?;
+    let (openings, with_openings, recorded) = match_openings(cfg)?;
+    // Recorded in the run's config.yaml: `--resume` checks them.
+    if let (Some(r), Some((checksum, entries))) = (resolved.resolved.openings.as_mut(), recorded) {
+        r.checksum = Some(checksum);
+        r.entries = Some(entries);
     }
     let openings_len = openings.len();
     let (order_kind, start) = cfg

@@ -1,0 +1,134 @@
+//! Many workers against one PostgreSQL without real games: each thread is
+//! a worker with its own connection that claims a batch and completes it at
+//! once with made-up pairs. Checks that no batch is lost or counted twice
+//! and prints claims per second (measured, not asserted).
+//! `cargo test --release -p karsinta-dist --test simulate -- --ignored --nocapture`
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{write_config, TempPg};
+use karsinta_dist::db::Db;
+use karsinta_dist::queue::{self, Claim, Completed, PairResult};
+use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::game::{GameResult, Termination};
+use karsinta_harness::ledger::{GameEntry, PairEntry};
+
+const WORKERS: usize = 200;
+
+fn fake(pair: u64) -> PairResult {
+    let g = |white, black| GameEntry {
+        white,
+        black,
+        result: GameResult::Draw,
+        termination: Termination::Repetition,
+        plies: 30,
+    };
+    PairResult {
+        entry: PairEntry {
+            pair,
+            pairing: 0,
+            first: 0,
+            second: 1,
+            opening: None,
+            games: [g(0, 1), g(1, 0)],
+        },
+        pgn: String::new(),
+    }
+}
+
+#[test]
+#[ignore = "slow: 200 connections"]
+fn two_hundred_workers_lose_and_double_count_nothing() {
+    let pg = TempPg::start(WORKERS as u32 + 20);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), "sim", 2000, false, 1, 600);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("  window_batches: 100000\n");
+    std::fs::write(&path, text).unwrap();
+    let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
+    let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
+    let test = Arc::new(karsinta_dist::create_test(&mut db, "sim", &cfg).unwrap());
+    assert_eq!(test.batches, 1000);
+
+    let (claims, counted, rejected, trips) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let start = Instant::now();
+    let threads: Vec<_> = (0..WORKERS)
+        .map(|i| {
+            let (url, test) = (pg.url(), test.clone());
+            let (claims, counted, rejected, trips) = (
+                claims.clone(),
+                counted.clone(),
+                rejected.clone(),
+                trips.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut db = Db::open(&url, Duration::from_secs(60)).unwrap();
+                let w = db
+                    .run(|c| queue::register_worker(c, test.id, &format!("sim{i}"), "[]", 0))
+                    .unwrap();
+                loop {
+                    match db.run(|c| queue::claim(c, test.id, w)).unwrap() {
+                        Claim::Batch { idx, token } => {
+                            claims.fetch_add(1, Ordering::Relaxed);
+                            let pairs: Vec<_> = test.pairs_of(idx).map(fake).collect();
+                            let done = |db: &mut Db| {
+                                db.run(|c| {
+                                    queue::complete(c, &test, None, idx, token, w, 0.0, &pairs)
+                                })
+                                .unwrap()
+                            };
+                            assert!(matches!(done(&mut db), Completed::Counted { .. }));
+                            counted.fetch_add(1, Ordering::Relaxed);
+                            // Every tenth batch is completed twice: the
+                            // second must add nothing.
+                            if idx % 10 == 0 {
+                                assert_eq!(done(&mut db), Completed::Rejected);
+                                rejected.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        Claim::Wait => std::thread::sleep(Duration::from_millis(5)),
+                        Claim::Finished | Claim::Stopped => break,
+                    }
+                }
+                trips.fetch_add(db.round_trips, Ordering::Relaxed);
+            })
+        })
+        .collect();
+    for t in threads {
+        if t.join().is_err() {
+            panic!("a simulated worker failed; server log:\n{}", pg.log_tail());
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let mut c = pg.client();
+    let row = c
+        .query_one(
+            "SELECT (SELECT count(*) FROM dist_batches WHERE state = 'done'), \
+             (SELECT count(*) FROM dist_pairs), (SELECT count(DISTINCT pair) FROM dist_pairs), \
+             (SELECT prefix_batches FROM dist_tests), (SELECT max(claims) FROM dist_batches)",
+            &[],
+        )
+        .unwrap();
+    let (done, pairs, distinct, prefix, max_claims): (i64, i64, i64, i32, i32) =
+        (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
+    assert_eq!((done, pairs, distinct, prefix), (1000, 1000, 1000, 1000));
+    assert_eq!(max_claims, 1, "no batch was handed out twice");
+    assert_eq!(claims.load(Ordering::Relaxed), 1000);
+    assert_eq!(counted.load(Ordering::Relaxed), 1000);
+    println!(
+        "{WORKERS} simulated workers: 1000 batches claimed and completed in {secs:.1} s = {:.0} \
+         claims/s; {} duplicate completions rejected; {:.2} transactions per batch",
+        1000.0 / secs,
+        rejected.load(Ordering::Relaxed),
+        trips.load(Ordering::Relaxed) as f64 / 1000.0
+    );
+}
