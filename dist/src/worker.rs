@@ -200,6 +200,7 @@ fn work_on(
         })
     };
 
+    let aborted = Arc::new(AtomicBool::new(false));
     let claimer = Claimer {
         db: Db::open(&opts.url, opts.patience)?,
         test,
@@ -211,6 +212,7 @@ fn work_on(
         signal: opts.stop.clone(),
         poll: opts.poll,
         failure: failure.clone(),
+        aborted: aborted.clone(),
     };
     let mut stops = vec![test_stopped.clone()];
     stops.extend(opts.stop.iter().cloned());
@@ -219,6 +221,7 @@ fn work_on(
         stop: stops,
         factory: opts.factory.clone(),
         max_start_failures: cfg.max_start_failures,
+        aborted: Some(aborted),
     };
     let sprt = cfg.sprt;
     let date = UtcTime::now().pgn_date();
@@ -319,6 +322,8 @@ struct Claimer<'a> {
     signal: Option<Arc<AtomicBool>>,
     poll: Duration,
     failure: Arc<Mutex<Option<DbError>>>,
+    /// Raised by the runner when it abandons the jobs: stop claiming.
+    aborted: Arc<AtomicBool>,
 }
 
 impl Iterator for Claimer<'_> {
@@ -330,6 +335,7 @@ impl Iterator for Claimer<'_> {
                 return Some(j);
             }
             let halted = self.stopped.load(Ordering::SeqCst)
+                || self.aborted.load(Ordering::SeqCst)
                 || self
                     .signal
                     .as_ref()
