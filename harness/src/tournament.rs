@@ -242,6 +242,36 @@ fn match_openings(
     Ok((openings, with_openings, recorded))
 }
 
+/// Pairs of the whole match (all pairings).
+fn total_pairs(cfg: &MatchConfig) -> u64 {
+    cfg.pairs_per_pairing() * pairings(cfg.tournament, cfg.engines.len()).len() as u64
+}
+
+/// The schedule of `cfg` over `openings`: the seed's opening order, minus
+/// the openings an engine cannot start from (checked by starting each
+/// external engine: a setup error if one cannot start).
+fn build_schedule(cfg: &MatchConfig, openings: Vec<Opening>) -> Result<Schedule, MatchError> {
+    let (order_kind, start) = cfg
+        .openings
+        .as_ref()
+        .map_or((Default::default(), 0), |o| (o.order, o.start));
+    let order = order_openings(openings.len(), order_kind, cfg.seed, start);
+    let unplayable = check_setup(&cfg.engines, &cfg.settings.tc, &openings)?;
+    let pairings_list = pairings(cfg.tournament, cfg.engines.len());
+    let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
+    if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
+        let p = schedule.pairings[i];
+        return Err(MatchError::Unsupported {
+            opening: None,
+            message: format!(
+                "{} against {}: no opening of the suite can be set up for both engines",
+                cfg.engines[p.first].name, cfg.engines[p.second].name
+            ),
+        });
+    }
+    Ok(schedule)
+}
+
 /// The pairs of a match as independent jobs: pair `p`'s pairing, opening
 /// and players depend only on the config (seed included), so any process
 /// that builds the plan from the same config plays the same pair `p` — the
@@ -257,25 +287,8 @@ pub struct MatchPlan {
 impl MatchPlan {
     pub fn new(cfg: &MatchConfig) -> Result<MatchPlan, MatchError> {
         let (openings, with_openings, _) = match_openings(cfg)?;
-        let (order_kind, start) = cfg
-            .openings
-            .as_ref()
-            .map_or((Default::default(), 0), |o| (o.order, o.start));
-        let order = order_openings(openings.len(), order_kind, cfg.seed, start);
-        let pairings_list = pairings(cfg.tournament, cfg.engines.len());
-        let total_pairs = cfg.pairs_per_pairing() * pairings_list.len() as u64;
-        let unplayable = check_setup(&cfg.engines, &cfg.settings.tc, &openings)?;
-        let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
-        if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
-            let p = schedule.pairings[i];
-            return Err(MatchError::Unsupported {
-                opening: None,
-                message: format!(
-                    "{} against {}: no opening of the suite can be set up for both engines",
-                    cfg.engines[p.first].name, cfg.engines[p.second].name
-                ),
-            });
-        }
+        let total_pairs = total_pairs(cfg);
+        let schedule = build_schedule(cfg, openings)?;
         Ok(MatchPlan {
             schedule,
             with_openings,
@@ -651,14 +664,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         r.checksum = Some(checksum);
         r.entries = Some(entries);
     }
-    let openings_len = openings.len();
-    let (order_kind, start) = cfg
-        .openings
-        .as_ref()
-        .map_or((Default::default(), 0), |o| (o.order, o.start));
-    let order = order_openings(openings_len, order_kind, cfg.seed, start);
-    let pairings_list = pairings(cfg.tournament, cfg.engines.len());
-    let total_pairs = cfg.pairs_per_pairing() * pairings_list.len() as u64;
+    let total_pairs = total_pairs(cfg);
 
     // A resumed run: the config must still decide the games as it did.
     let fingerprint = config_fingerprint(&resolved);
@@ -683,19 +689,8 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         }
     }
     check_concurrency(cfg, cfg.concurrency.min(total_pairs.max(1) as usize))?;
-    // The specs without stderr logs: the folder may not exist yet.
-    let unplayable = check_setup(&cfg.engines, &cfg.settings.tc, &openings)?;
-    let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
-    if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
-        let p = schedule.pairings[i];
-        return Err(MatchError::Unsupported {
-            opening: None,
-            message: format!(
-                "{} against {}: no opening of the suite can be set up for both engines",
-                specs[p.first].name, specs[p.second].name
-            ),
-        });
-    }
+    // From `cfg.engines`, without stderr logs: the folder may not exist yet.
+    let schedule = build_schedule(cfg, openings)?;
 
     // Claim the folder: a new run creates the ledger exclusively, and the
     // lock keeps a second process (a double resume) out while this one writes.
