@@ -67,21 +67,38 @@ fn sigkilled_harness_leaves_no_wrapped_engine_behind() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let children: Vec<String> = loop {
+    let read_pids = || -> Vec<String> {
         let text = std::fs::read_to_string(&pids).unwrap_or_default();
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        if lines.len() >= 2 {
-            break lines;
-        }
+        text.lines().map(str::to_string).collect()
+    };
+    let start = Instant::now();
+    while read_pids().len() < 2 {
         assert!(
             start.elapsed() < Duration::from_secs(60),
             "wrapper never ran"
         );
         std::thread::sleep(Duration::from_millis(20));
-    };
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(children.iter().all(|p| !dead(p)), "started and running");
+    }
+    // The harness starts each engine once for its setup handshake before
+    // play, so the wrapper may run twice: once a game pair is in the ledger,
+    // the last two pids are the processes of the engine that plays.
+    let ledger = dir.path().join("run/ledger.jsonl");
+    while std::fs::read_to_string(&ledger)
+        .unwrap_or_default()
+        .is_empty()
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no game pair finished"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let all = read_pids();
+    let children = all[all.len() - 2..].to_vec();
+    assert!(
+        children.iter().all(|p| !dead(p)),
+        "started and running: {all:?}"
+    );
     harness.kill().unwrap(); // SIGKILL: no handler of the harness runs
     harness.wait().unwrap();
     let start = Instant::now();
