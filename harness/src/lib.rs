@@ -13,6 +13,7 @@ pub mod report;
 pub mod revision;
 pub mod runner;
 pub mod stats;
+pub mod suite;
 pub mod summary;
 pub mod tally;
 pub mod timecontrol;

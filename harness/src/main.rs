@@ -27,6 +27,8 @@ enum Command {
     Openings(cli::openings::Args),
     /// A/B test two versions (revisions, binaries or parameter sets): bench, SPRT, commit-message block.
     Ab(cli::ab::Args),
+    /// Run an EPD test suite (WAC, Bratko-Kopec, ...) through an engine: solved positions.
+    Suite(cli::suite::Args),
     /// CI non-regression SPRT: exit 0 pass, 1 regression, 2 setup error, 3 inconclusive.
     Gate(cli::gate::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -101,6 +103,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => cli::docs::completions(Cli::command(), args),
         Command::Man(args) => cli::docs::man(Cli::command(), args),
         Command::Tune(args) => cli::tune::run(args),
+        Command::Suite(args) => cli::suite::run(args),
         // The gate picks its own exit status (0/1/2/3).
         Command::Gate(args) => return cli::gate::run(args),
     };

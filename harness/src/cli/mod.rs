@@ -9,6 +9,7 @@ pub mod match_cmd;
 pub mod openings;
 pub mod report;
 pub mod stats;
+pub mod suite;
 pub mod tune;
 pub mod tune_spsa;
 

@@ -1,0 +1,891 @@
+//! EPD test suites (Win-At-Chess, Bratko-Kopec, ...): read the positions
+//! with their `bm` (best move) and `am` (avoid move) operations, let an
+//! engine search each one under a fixed limit and count the solved ones.
+//!
+//! Reading is strict and happens before any search: a malformed FEN, a
+//! `bm`/`am` move that is not SAN or not legal in its position, a line with
+//! neither `bm` nor `am`, an unterminated string or a repeated operation
+//! refuses the whole file, with every bad line listed as `FILE:LINE:
+//! reason` (a suite that silently shrinks would give scores that cannot be
+//! compared). The EPD reader of [`crate::openings`] splits operations at
+//! every `;`, including inside quoted strings, so this module has its own;
+//! both check positions with the same shakmaty helpers.
+//!
+//! Solving uses the [`Player`] machinery of the match runner. Every
+//! position starts with [`Player::new_game`] (UCI `ucinewgame`, a cleared
+//! in-process searcher), so a result does not depend on which positions the
+//! engine saw before: at fixed nodes or depth a run is reproducible whatever
+//! `jobs` is. An engine that cannot start is a setup error before any
+//! search; a crash, hang or illegal answer on one position is that
+//! position's failure (with the reason), and the player restarts its engine
+//! for the next one.
+//!
+//! Not recorded: the depth at which the engine first found the solution.
+//! [`crate::players::EngineMove`] carries only the last iteration's score,
+//! depth and nodes, not the principal variations of the `info` lines.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess};
+use thiserror::Error;
+
+use crate::openings::{parse_position, position_fen};
+use crate::players::{
+    start_player, EngineError, EngineScore, MoveLimit, MoveRequest, Player, PlayerKind, PlayerSpec,
+};
+
+/// A move of a `bm` or `am` operation, checked against its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuiteMove {
+    /// Canonical SAN with check suffix (`Qg6`, `Qd1+`), as shakmaty writes it.
+    pub san: String,
+    /// UCI notation with standard castling (`e1g1`).
+    pub uci: String,
+}
+
+/// One position of a suite.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EpdRecord {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// The `id` operand, or `FILE:LINE` when the line has none.
+    pub id: String,
+    /// Full 6-field FEN (counters from the line, `hmvc`/`fmvn`, or `0 1`).
+    pub fen: String,
+    /// Best moves: any one of them solves the position.
+    pub bm: Vec<SuiteMove>,
+    /// Moves to avoid: playing one of them fails the position.
+    pub am: Vec<SuiteMove>,
+}
+
+impl EpdRecord {
+    /// Whether playing `uci` (standard castling) solves the position: one
+    /// of the best moves if there are any, and none of the moves to avoid.
+    pub fn is_solution(&self, uci: &str) -> bool {
+        (self.bm.is_empty() || self.bm.iter().any(|m| m.uci == uci))
+            && !self.am.iter().any(|m| m.uci == uci)
+    }
+
+    /// `bm Qg6 Qh5`, `am Nxe5` or both, for display.
+    pub fn expected(&self) -> String {
+        let mut parts = Vec::new();
+        for (op, moves) in [("bm", &self.bm), ("am", &self.am)] {
+            if !moves.is_empty() {
+                let sans: Vec<&str> = moves.iter().map(|m| m.san.as_str()).collect();
+                parts.push(format!("{op} {}", sans.join(" ")));
+            }
+        }
+        parts.join(" ")
+    }
+}
+
+/// A line of a suite that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLine {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Why a suite could not be run.
+#[derive(Debug, Error)]
+pub enum SuiteError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Every bad line of the file, one `FILE:LINE: reason` per line.
+    #[error("{}", bad_lines_text(path, lines))]
+    BadLines { path: PathBuf, lines: Vec<BadLine> },
+    #[error("{}: no positions (every line is empty or a # comment)", path.display())]
+    Empty { path: PathBuf },
+    /// The engine could not start or cannot search under the limit.
+    #[error("engine '{engine}': {source}")]
+    Setup {
+        engine: String,
+        #[source]
+        source: EngineError,
+    },
+}
+
+fn bad_lines_text(path: &Path, lines: &[BadLine]) -> String {
+    let mut text = format!(
+        "{}: {} bad line{} (nothing was searched):",
+        path.display(),
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" }
+    );
+    for l in lines {
+        text.push_str(&format!("\n  {}:{}: {}", path.display(), l.line, l.reason));
+    }
+    text
+}
+
+/// Read a suite file; see [`parse_suite`].
+pub fn load_suite(path: &Path) -> Result<Vec<EpdRecord>, SuiteError> {
+    let data = std::fs::read(path).map_err(|source| SuiteError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_suite(&String::from_utf8_lossy(&data), path)
+}
+
+/// Parse suite text; `path` names the file in errors and default ids.
+/// Empty lines and lines starting with `#` are skipped. Every other line
+/// must be a position with a `bm` or `am` operation; the error lists all
+/// lines that are not.
+pub fn parse_suite(text: &str, path: &Path) -> Result<Vec<EpdRecord>, SuiteError> {
+    let file_name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line_no = index + 1;
+        let line = line.trim_start_matches('\u{feff}').trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_record(line, line_no, &file_name) {
+            Ok(r) => records.push(r),
+            Err(reason) => bad.push(BadLine {
+                line: line_no,
+                reason,
+            }),
+        }
+    }
+    if !bad.is_empty() {
+        return Err(SuiteError::BadLines {
+            path: path.to_path_buf(),
+            lines: bad,
+        });
+    }
+    if records.is_empty() {
+        return Err(SuiteError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(records)
+}
+
+/// An EPD operation: opcode and operands (quotes removed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    pub opcode: String,
+    pub operands: Vec<String>,
+}
+
+/// Split the text after the position fields into operations. Each is an
+/// opcode (a letter, then letters, digits or `_`), operands separated by
+/// spaces, and `;`. A quoted operand runs to the next `"` and may hold
+/// spaces and `;`. The last `;` of a line may be missing (a common
+/// hand-edit), an unterminated string may not.
+pub fn parse_operations(text: &str) -> Result<Vec<Operation>, String> {
+    let mut ops = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    loop {
+        while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {}
+        let Some(&(start, _)) = chars.peek() else {
+            return Ok(ops);
+        };
+        let mut end = start;
+        while let Some((i, c)) = chars.next_if(|(_, c)| !c.is_whitespace() && *c != ';') {
+            end = i + c.len_utf8();
+        }
+        let opcode = &text[start..end];
+        let valid = opcode
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && opcode
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(if opcode.is_empty() {
+                "empty operation (a stray ';')".to_string()
+            } else {
+                format!("'{opcode}' is not an EPD opcode")
+            });
+        }
+        let mut operands = Vec::new();
+        loop {
+            while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {}
+            match chars.peek().copied() {
+                None => break,
+                Some((_, ';')) => {
+                    chars.next();
+                    break;
+                }
+                Some((q, '"')) => {
+                    chars.next();
+                    let close = text[q + 1..]
+                        .find('"')
+                        .ok_or_else(|| format!("{opcode}: unterminated string {}", &text[q..]))?;
+                    operands.push(text[q + 1..q + 1 + close].to_string());
+                    while chars.next_if(|&(i, _)| i <= q + 1 + close).is_some() {}
+                }
+                Some((s, _)) => {
+                    let mut e = s;
+                    while let Some((i, c)) =
+                        chars.next_if(|(_, c)| !c.is_whitespace() && *c != ';' && *c != '"')
+                    {
+                        e = i + c.len_utf8();
+                    }
+                    operands.push(text[s..e].to_string());
+                }
+            }
+        }
+        ops.push(Operation {
+            opcode: opcode.to_string(),
+            operands,
+        });
+    }
+}
+
+/// One non-empty, non-comment line to a record.
+fn parse_record(line: &str, line_no: usize, file_name: &str) -> Result<EpdRecord, String> {
+    // The four position fields, then (optionally) two FEN move counters.
+    let mut rest = line;
+    let mut fields = Vec::with_capacity(6);
+    while fields.len() < 6 {
+        let trimmed = rest.trim_start();
+        let Some(word) = trimmed.split_whitespace().next() else {
+            break;
+        };
+        let is_counter = word.bytes().all(|b| b.is_ascii_digit());
+        if fields.len() >= 4 && !is_counter {
+            break;
+        }
+        fields.push(word);
+        rest = &trimmed[word.len()..];
+    }
+    if fields.len() < 4 {
+        return Err(format!(
+            "expected a FEN with at least 4 fields, found '{line}'"
+        ));
+    }
+    if fields.len() == 5 {
+        return Err(format!(
+            "'{}' after the position: a FEN has either no move counters or two",
+            fields[4]
+        ));
+    }
+    let ops = parse_operations(rest)?;
+    for (i, op) in ops.iter().enumerate() {
+        if ops[..i].iter().any(|o| o.opcode == op.opcode) {
+            return Err(format!("operation '{}' appears twice", op.opcode));
+        }
+    }
+    let op = |name: &str| ops.iter().find(|o| o.opcode == name);
+    let counter = |name: &str, default: &str| -> Result<String, String> {
+        match op(name) {
+            None => Ok(default.to_string()),
+            Some(o) => match o.operands.as_slice() {
+                [n] if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => Ok(n.clone()),
+                _ => Err(format!(
+                    "{name}: expected one number, found '{}'",
+                    o.operands.join(" ")
+                )),
+            },
+        }
+    };
+    let (half, full) = if fields.len() == 6 {
+        (fields[4].to_string(), fields[5].to_string())
+    } else {
+        (counter("hmvc", "0")?, counter("fmvn", "1")?)
+    };
+    let fen = format!("{} {half} {full}", fields[..4].join(" "));
+    let pos = parse_position(&fen)?;
+    let moves = |name: &str| -> Result<Vec<SuiteMove>, String> {
+        let Some(o) = op(name) else {
+            return Ok(Vec::new());
+        };
+        if o.operands.is_empty() {
+            return Err(format!("{name}: no moves"));
+        }
+        o.operands
+            .iter()
+            .map(|text| san_move(&pos, text).map_err(|why| format!("{name} '{text}': {why}")))
+            .collect()
+    };
+    let bm = moves("bm")?;
+    let am = moves("am")?;
+    if bm.is_empty() && am.is_empty() {
+        return Err("no bm or am operation: nothing to solve".to_string());
+    }
+    if let Some(m) = bm.iter().find(|m| am.contains(m)) {
+        return Err(format!("{} is both a bm and an am move", m.san));
+    }
+    let id = match op("id") {
+        None => format!("{file_name}:{line_no}"),
+        Some(o) => match o.operands.as_slice() {
+            [id] if !id.trim().is_empty() => id.clone(),
+            _ => return Err("id: expected one non-empty operand".to_string()),
+        },
+    };
+    Ok(EpdRecord {
+        line: line_no,
+        id,
+        fen: position_fen(&pos),
+        bm,
+        am,
+    })
+}
+
+/// A SAN move (check suffixes allowed) that must be legal in `pos`.
+fn san_move(pos: &Chess, text: &str) -> Result<SuiteMove, String> {
+    let san = SanPlus::from_ascii(text.as_bytes()).map_err(|_| "not a SAN move".to_string())?;
+    let m = san.san.to_move(pos).map_err(|e| match e {
+        shakmaty::san::SanError::AmbiguousSan => "ambiguous in this position".to_string(),
+        _ => "not a legal move in this position".to_string(),
+    })?;
+    Ok(SuiteMove {
+        san: SanPlus::from_move(pos.clone(), m).to_string(),
+        uci: m.to_uci(CastlingMode::Standard).to_string(),
+    })
+}
+
+/// A score as reported, for JSON: `{"cp": 35}` or `{"mate": -2}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuiteScore {
+    Cp(i32),
+    Mate(i32),
+}
+
+impl From<EngineScore> for SuiteScore {
+    fn from(s: EngineScore) -> Self {
+        match s {
+            EngineScore::Cp(cp) => SuiteScore::Cp(cp),
+            EngineScore::Mate(n) => SuiteScore::Mate(n),
+        }
+    }
+}
+
+impl std::fmt::Display for SuiteScore {
+    /// `+0.35`, `-1.20`, `#2`, `#-3`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SuiteScore::Cp(cp) => {
+                let sign = if cp < 0 { "-" } else { "+" };
+                let a = cp.unsigned_abs();
+                write!(f, "{sign}{}.{:02}", a / 100, a % 100)
+            }
+            SuiteScore::Mate(n) => write!(f, "#{n}"),
+        }
+    }
+}
+
+/// What happened on one position.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PositionResult {
+    pub line: usize,
+    pub id: String,
+    pub fen: String,
+    /// SAN of the best moves and of the moves to avoid.
+    pub bm: Vec<String>,
+    pub am: Vec<String>,
+    /// The engine's move (`None` after an error).
+    pub move_san: Option<String>,
+    pub move_uci: Option<String>,
+    pub solved: bool,
+    /// Last reported score, depth, seldepth and nodes, if the engine said.
+    pub score: Option<SuiteScore>,
+    pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Search time measured by the harness (to the failure, after an error).
+    pub time_ms: u64,
+    /// Why the position has no move: crash, timeout, illegal answer.
+    pub error: Option<String>,
+}
+
+/// How positions are searched.
+#[derive(Clone, Debug)]
+pub struct SuiteSettings {
+    /// Nodes, depth or move time per position.
+    pub limit: MoveLimit,
+    /// How long an answer may take before the engine is declared hung.
+    pub timeout: Duration,
+    /// Positions searched at once, each by its own engine instance.
+    pub jobs: usize,
+}
+
+impl SuiteSettings {
+    /// The default timeout for `limit`: a minute for nodes and depth (a
+    /// watchdog, not a rule), the move time plus 5 s otherwise.
+    pub fn default_timeout(limit: &MoveLimit) -> Duration {
+        match limit {
+            MoveLimit::MoveTime(t) => *t + Duration::from_secs(5),
+            _ => Duration::from_secs(60),
+        }
+    }
+}
+
+/// The results of a run, in file order.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuiteReport {
+    pub engine: String,
+    /// `nodes=N`, `depth=N` or `movetime=MS`.
+    pub limit: String,
+    pub jobs: usize,
+    pub positions: usize,
+    pub solved: usize,
+    /// Solved share in percent, one decimal.
+    pub percent: f64,
+    /// Positions without an answer (crash, timeout, illegal move).
+    pub errors: usize,
+    /// Ids of the positions not solved, errors included, in file order.
+    pub unsolved: Vec<String>,
+    /// Wall time of the whole run.
+    pub time_ms: u64,
+    pub results: Vec<PositionResult>,
+}
+
+impl SuiteReport {
+    /// `Solved 271/300 (90.3%) ...`, the unsolved ids and the errors.
+    pub fn summary_text(&self) -> String {
+        let mut text = format!(
+            "Solved {}/{} ({:.1}%)  [{}, {}, {} job{}, {:.1}s]\n",
+            self.solved,
+            self.positions,
+            self.percent,
+            self.engine,
+            self.limit,
+            self.jobs,
+            if self.jobs == 1 { "" } else { "s" },
+            self.time_ms as f64 / 1000.0
+        );
+        if !self.unsolved.is_empty() {
+            text.push_str(&format!(
+                "Not solved ({}): {}\n",
+                self.unsolved.len(),
+                self.unsolved.join(" ")
+            ));
+        }
+        if self.errors > 0 {
+            text.push_str(&format!("Errors ({}):\n", self.errors));
+            for r in &self.results {
+                if let Some(e) = &r.error {
+                    text.push_str(&format!("  {}: {e}\n", r.id));
+                }
+            }
+        }
+        text
+    }
+}
+
+/// `nodes=N`, `depth=N`, `movetime=MS` (as the flags are named).
+pub fn limit_text(limit: &MoveLimit) -> String {
+    match limit {
+        MoveLimit::Nodes(n) => format!("nodes={n}"),
+        MoveLimit::Depth(d) => format!("depth={d}"),
+        MoveLimit::MoveTime(t) => format!("movetime={}", t.as_millis()),
+        MoveLimit::Clock { .. } => "clock".to_string(),
+    }
+}
+
+/// Column widths for [`result_line`], so the lines of one run align.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LineLayout {
+    id: usize,
+    expected: usize,
+}
+
+impl LineLayout {
+    pub fn for_records(records: &[EpdRecord]) -> Self {
+        LineLayout {
+            id: records.iter().map(|r| r.id.len()).max().unwrap_or(0),
+            expected: records
+                .iter()
+                .map(|r| r.expected().len())
+                .max()
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// One line per position:
+/// `WAC.001  bm Qg6  got Qg6   ok    #2     depth 9  nodes 100000  0.12s`.
+pub fn result_line(r: &PositionResult, layout: LineLayout) -> String {
+    let mut expected = Vec::new();
+    if !r.bm.is_empty() {
+        expected.push(format!("bm {}", r.bm.join(" ")));
+    }
+    if !r.am.is_empty() {
+        expected.push(format!("am {}", r.am.join(" ")));
+    }
+    let head = format!(
+        "{:<iw$}  {:<ew$}  got {:<7}",
+        r.id,
+        expected.join(" "),
+        r.move_san.as_deref().unwrap_or("-"),
+        iw = layout.id,
+        ew = layout.expected,
+    );
+    if let Some(e) = &r.error {
+        return format!("{head}  ERROR {e}");
+    }
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
+    format!(
+        "{head}  {:<4}  {:>6}  depth {:>3}  nodes {:>9}  {:.2}s",
+        if r.solved { "ok" } else { "FAIL" },
+        opt(r.score.map(|s| s.to_string())),
+        opt(r.depth.map(|d| d.to_string())),
+        opt(r.nodes.map(|n| n.to_string())),
+        r.time_ms as f64 / 1000.0
+    )
+}
+
+/// Search one position with `player`: a new game (fresh engine state, a
+/// restart if the engine died), the position, one search under `limit`.
+/// Engine failures become the result's `error`; this never fails.
+pub fn solve_position(
+    player: &mut dyn Player,
+    record: &EpdRecord,
+    limit: &MoveLimit,
+    timeout: Duration,
+) -> PositionResult {
+    let mut result = PositionResult {
+        line: record.line,
+        id: record.id.clone(),
+        fen: record.fen.clone(),
+        bm: record.bm.iter().map(|m| m.san.clone()).collect(),
+        am: record.am.iter().map(|m| m.san.clone()).collect(),
+        move_san: None,
+        move_uci: None,
+        solved: false,
+        score: None,
+        depth: None,
+        seldepth: None,
+        nodes: None,
+        time_ms: 0,
+        error: None,
+    };
+    let started = Instant::now();
+    let request = MoveRequest {
+        start_fen: Some(&record.fen),
+        moves: &[],
+        limit: limit.clone(),
+        deadline: timeout,
+    };
+    let answer = player.new_game().and_then(|()| player.go(&request));
+    let answer = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            result.time_ms = millis(started.elapsed());
+            result.error = Some(e.to_string());
+            return result;
+        }
+    };
+    result.score = answer.score.map(SuiteScore::from);
+    result.depth = answer.depth;
+    result.seldepth = answer.seldepth;
+    result.nodes = answer.nodes;
+    result.time_ms = millis(answer.elapsed);
+    // The position parsed when the suite was read; only the answer can fail.
+    let legal = parse_position(&record.fen).ok().and_then(|pos| {
+        let m = UciMove::from_ascii(answer.uci.trim().as_bytes())
+            .ok()?
+            .to_move(&pos)
+            .ok()?;
+        Some((pos, m))
+    });
+    match legal {
+        Some((pos, m)) => {
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            result.solved = record.is_solution(&uci);
+            result.move_san = Some(SanPlus::from_move(pos, m).to_string());
+            result.move_uci = Some(uci);
+        }
+        None => {
+            result.error = Some(format!(
+                "engine answered '{}', not a legal move",
+                answer.uci.trim()
+            ));
+        }
+    }
+    result
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Run every record through engines built from `spec`, `settings.jobs` at
+/// once (each worker with its own instance). Before any search every
+/// instance is started and checked against the limit; a failure there is
+/// [`SuiteError::Setup`]. `on_result` sees each result in file order as
+/// soon as it and all earlier ones are done.
+pub fn run_suite(
+    spec: &PlayerSpec,
+    records: &[EpdRecord],
+    settings: &SuiteSettings,
+    on_result: &mut dyn FnMut(&PositionResult),
+) -> Result<SuiteReport, SuiteError> {
+    let started = Instant::now();
+    let jobs = settings.jobs.clamp(1, records.len().max(1));
+    let mut players: Vec<Box<dyn Player>> = Vec::with_capacity(jobs);
+    for _ in 0..jobs {
+        let setup = start_player(spec).and_then(|mut p| {
+            let checked = p
+                .new_game()
+                .and_then(|()| p.check_limit(&settings.limit))
+                .inspect_err(|_| p.quit());
+            checked.map(|()| p)
+        });
+        match setup {
+            Ok(p) => players.push(p),
+            Err(source) => {
+                for p in &mut players {
+                    p.quit();
+                }
+                return Err(SuiteError::Setup {
+                    engine: spec.name.clone(),
+                    source,
+                });
+            }
+        }
+    }
+
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<PositionResult>> = vec![None; records.len()];
+    let mut printed = 0;
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(usize, PositionResult)>();
+        for mut player in players {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(record) = records.get(i) else {
+                        break;
+                    };
+                    let r =
+                        solve_position(player.as_mut(), record, &settings.limit, settings.timeout);
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
+                }
+                player.quit();
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            slots[i] = Some(r);
+            while let Some(Some(r)) = slots.get(printed) {
+                on_result(r);
+                printed += 1;
+            }
+        }
+    });
+
+    // Every index was handed out once and sent (the loop above ends when
+    // all workers have finished).
+    let results: Vec<PositionResult> = slots.into_iter().flatten().collect();
+    let solved = results.iter().filter(|r| r.solved).count();
+    let positions = results.len();
+    let percent = if positions == 0 {
+        0.0
+    } else {
+        (solved as f64 * 1000.0 / positions as f64).round() / 10.0
+    };
+    Ok(SuiteReport {
+        engine: spec.name.clone(),
+        limit: limit_text(&settings.limit),
+        jobs,
+        positions,
+        solved,
+        percent,
+        errors: results.iter().filter(|r| r.error.is_some()).count(),
+        unsolved: results
+            .iter()
+            .filter(|r| !r.solved)
+            .map(|r| r.id.clone())
+            .collect(),
+        time_ms: millis(started.elapsed()),
+        results,
+    })
+}
+
+/// The engine a `--engine` value names, with `--params` and `--option`s.
+///
+/// `inprocess` is the bundled engine run in this process (`--params FILE`
+/// gives its parameter set); otherwise comma-separated `key=value` pairs:
+/// `cmd=PATH` (a bare name is looked up in `PATH`), `name=NAME`,
+/// `proto=uci|xboard|inprocess`, `arg=ARG` (repeatable), `dir=DIR` and
+/// `option.NAME=VALUE`. A value without `=` is the command. The options
+/// go to the engine as `setoption` (in-process: `Hash`, `Threads` and
+/// parameter names), the `--option`s after the spec's.
+pub fn engine_spec(
+    text: &str,
+    params_file: Option<&Path>,
+    options: &[(String, String)],
+) -> Result<PlayerSpec, String> {
+    let mut name = None;
+    let mut cmd: Option<String> = None;
+    let mut proto = None;
+    let mut args = Vec::new();
+    let mut dir = None;
+    let mut opts = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((key, value)) = part.split_once('=') else {
+            if part == "inprocess" {
+                proto = Some("inprocess".to_string());
+            } else if cmd.is_none() {
+                cmd = Some(part.to_string());
+            } else {
+                return Err(format!("--engine: '{part}' is not KEY=VALUE"));
+            }
+            continue;
+        };
+        if let Some(opt) = key.strip_prefix("option.") {
+            if opt.is_empty() {
+                return Err("--engine: option. needs a name (option.Hash=64)".to_string());
+            }
+            opts.push((opt.to_string(), value.to_string()));
+            continue;
+        }
+        match key {
+            "cmd" => cmd = Some(value.to_string()),
+            "name" => name = Some(value.to_string()),
+            "proto" => proto = Some(value.to_string()),
+            "arg" => args.push(value.to_string()),
+            "dir" => dir = Some(PathBuf::from(value)),
+            _ => {
+                return Err(format!(
+                    "--engine: unknown key '{key}' (cmd, name, proto, arg, dir, option.NAME)"
+                ))
+            }
+        }
+    }
+    opts.extend(options.iter().cloned());
+    let kind = match proto.as_deref() {
+        Some("inprocess") => {
+            if cmd.is_some() || !args.is_empty() || dir.is_some() {
+                return Err("--engine: the in-process engine takes no cmd, arg or dir".into());
+            }
+            let params = match params_file {
+                Some(p) => karsinta_engine::Params::load_yaml(p)
+                    .map_err(|e| format!("--params {}: {e}", p.display()))?,
+                None => karsinta_engine::Params::default(),
+            };
+            PlayerKind::InProcess(Box::new(params))
+        }
+        Some("uci") | None => PlayerKind::Uci,
+        Some("xboard") => PlayerKind::Xboard,
+        Some(other) => {
+            return Err(format!(
+                "--engine: proto={other}: expected uci, xboard or inprocess"
+            ))
+        }
+    };
+    if params_file.is_some() && !matches!(kind, PlayerKind::InProcess(_)) {
+        return Err(
+            "--params applies to the in-process engine only (use option.NAME=VALUE)".into(),
+        );
+    }
+    let cmd_path = match (&kind, cmd) {
+        (PlayerKind::InProcess(_), _) => PathBuf::new(),
+        (_, None) => return Err("--engine: give cmd=PATH or inprocess".to_string()),
+        (_, Some(c)) if c.contains('/') => {
+            let p = PathBuf::from(&c);
+            std::fs::canonicalize(&p).unwrap_or(p)
+        }
+        // A bare name is looked up in PATH; an unknown one fails to start.
+        (_, Some(c)) => which(&c).unwrap_or_else(|| PathBuf::from(c)),
+    };
+    let name = name.unwrap_or_else(|| match &kind {
+        PlayerKind::InProcess(_) => "karsinta".to_string(),
+        _ => cmd_path.file_name().map_or_else(
+            || cmd_path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    });
+    Ok(PlayerSpec {
+        name,
+        kind,
+        cmd: cmd_path,
+        args,
+        dir,
+        options: opts,
+        init_timeout: Duration::from_millis(crate::config::DEFAULT_INIT_TIMEOUT_MS),
+        stderr_log: None,
+    })
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_split_at_semicolons_outside_strings() {
+        let ops = parse_operations(r#" bm Qg6 Qh5+; id "A; B"; c0 "x y" z;hmvc 3"#).unwrap();
+        let flat: Vec<(&str, Vec<&str>)> = ops
+            .iter()
+            .map(|o| {
+                (
+                    o.opcode.as_str(),
+                    o.operands.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            flat,
+            vec![
+                ("bm", vec!["Qg6", "Qh5+"]),
+                ("id", vec!["A; B"]),
+                ("c0", vec!["x y", "z"]),
+                ("hmvc", vec!["3"]),
+            ]
+        );
+        assert!(parse_operations(r#"id "open"#).is_err());
+        assert!(parse_operations("bm e4;; id x;").is_err());
+        assert!(parse_operations("1bm e4;").is_err());
+    }
+
+    #[test]
+    fn scores_print_as_pawns_or_mates() {
+        assert_eq!(SuiteScore::Cp(35).to_string(), "+0.35");
+        assert_eq!(SuiteScore::Cp(-120).to_string(), "-1.20");
+        assert_eq!(SuiteScore::Cp(0).to_string(), "+0.00");
+        assert_eq!(SuiteScore::Mate(-3).to_string(), "#-3");
+    }
+
+    #[test]
+    fn engine_values() {
+        let s = engine_spec("inprocess", None, &[("Hash".into(), "8".into())]).unwrap();
+        assert!(matches!(s.kind, PlayerKind::InProcess(_)));
+        assert_eq!(s.options, vec![("Hash".to_string(), "8".to_string())]);
+        let s = engine_spec("cmd=/bin/true,option.Hash=64,name=t,arg=-x", None, &[]).unwrap();
+        assert_eq!(s.kind, PlayerKind::Uci);
+        assert_eq!(s.name, "t");
+        assert_eq!(s.args, vec!["-x"]);
+        assert_eq!(s.options, vec![("Hash".to_string(), "64".to_string())]);
+        for bad in [
+            "cmd=/bin/true,speed=3",
+            "proto=cecp,cmd=x",
+            "inprocess,cmd=x",
+            "",
+        ] {
+            assert!(engine_spec(bad, None, &[]).is_err(), "{bad}");
+        }
+        assert!(engine_spec("cmd=/bin/true", Some(Path::new("p.yaml")), &[]).is_err());
+    }
+}
