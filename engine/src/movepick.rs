@@ -1,5 +1,5 @@
 //! Move ordering (search step 10) and the quiet-move heuristics it reads:
-//! history, killers and countermoves.
+//! history, continuation history, killers and countermoves.
 //!
 //! The picker is staged: the transposition-table move is tried before any
 //! generation (often it cuts off alone); then all legal moves are generated
@@ -10,8 +10,10 @@
 //!    `capture_order = see`);
 //! 3. killers (slot 0 first, `killer_count` slots);
 //! 4. the countermove (`countermove`);
-//! 5. other quiet moves by history (`history`; generation order when off);
-//! 6. losing captures (SEE order only);
+//! 5. other quiet moves by history (`history`) plus, with `cont_history`,
+//!    the continuation histories of the last two moves (generation order
+//!    when both are off);
+//! 6. losing captures (`see` and `mvv_see` orders only);
 //! 7. under-promotions.
 //!
 //! Equal scores keep generation order, so the order is deterministic.
@@ -19,7 +21,7 @@
 use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
 use crate::params::{CaptureOrder, SearchParams};
-use crate::see::{captured_piece, see, PieceValues};
+use crate::see::{captured_piece, see, see_ge, PieceValues};
 use crate::types::MAX_PLY;
 
 /// Room for the moves of any position the board accepts. Reachable positions
@@ -69,7 +71,15 @@ pub struct Heuristics {
     pub killers: [[Option<Move>; 4]; MAX_PLY + 2],
     /// Countermove per (side, piece, destination) of the previous move.
     counter: Vec<Option<Move>>,
+    /// Continuation history: how well a quiet (piece, destination) did
+    /// after an earlier move (mover, piece, destination), one and two plies
+    /// back sharing the table. Indexed by [`Heuristics::cont_index`].
+    cont: Vec<i32>,
 }
+
+/// An earlier move of the search path as continuation history keys it: the
+/// side that made it, the piece and its destination.
+pub type ContKey = (Color, Piece, Square);
 
 impl Heuristics {
     /// Empty tables.
@@ -78,6 +88,7 @@ impl Heuristics {
             history: vec![0; 2 * 64 * 64],
             killers: [[None; 4]; MAX_PLY + 2],
             counter: vec![None; 2 * 6 * 64],
+            cont: vec![0; 2 * 6 * 64 * 6 * 64],
         }
     }
 
@@ -86,6 +97,7 @@ impl Heuristics {
         self.history.fill(0);
         self.killers = [[None; 4]; MAX_PLY + 2];
         self.counter.fill(None);
+        self.cont.fill(0);
     }
 
     fn hist_index(side: Color, mv: Move) -> usize {
@@ -100,12 +112,34 @@ impl Heuristics {
     /// Reward (`bonus > 0`) or punish a quiet move; values saturate towards
     /// `max` ("history gravity"), so old information fades.
     pub fn update_history(&mut self, side: Color, mv: Move, bonus: i32, max: i32) {
-        let h = &mut self.history[Self::hist_index(side, mv)];
-        let max = max.max(1);
-        let b = bonus.clamp(-max, max);
-        // In i64: |h| * |b| reaches max^2, beyond i32 for max > 46340.
-        let decay = *h as i64 * b.abs() as i64 / max as i64;
-        *h += b - decay as i32;
+        gravity(&mut self.history[Self::hist_index(side, mv)], bonus, max);
+    }
+
+    fn cont_index(prev: ContKey, piece: Piece, to: Square) -> usize {
+        let (c, p, s) = prev;
+        ((c as usize * 6 + p as usize) * 64 + s as usize) * 384 + piece as usize * 64 + to as usize
+    }
+
+    /// Continuation history of a quiet `piece` to `to` after `prev`.
+    pub fn cont_history(&self, prev: ContKey, piece: Piece, to: Square) -> i32 {
+        self.cont[Self::cont_index(prev, piece, to)]
+    }
+
+    /// Reward or punish a quiet `piece` to `to` after `prev`, as
+    /// [`Self::update_history`] does.
+    pub fn update_cont_history(
+        &mut self,
+        prev: ContKey,
+        piece: Piece,
+        to: Square,
+        bonus: i32,
+        max: i32,
+    ) {
+        gravity(
+            &mut self.cont[Self::cont_index(prev, piece, to)],
+            bonus,
+            max,
+        );
     }
 
     /// Remember a quiet move that caused a cutoff at `ply`.
@@ -144,6 +178,16 @@ impl Heuristics {
     }
 }
 
+/// Move `h` by `bonus` towards +-`max`: the step shrinks as `h` nears the
+/// bound, so entries saturate instead of overflowing and old values fade.
+fn gravity(h: &mut i32, bonus: i32, max: i32) {
+    let max = max.max(1);
+    let b = bonus.clamp(-max, max);
+    // In i64: |h| * |b| reaches max^2, beyond i32 for max > 46340.
+    let decay = *h as i64 * b.abs() as i64 / max as i64;
+    *h += b - decay as i32;
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Stage {
     TtMove,
@@ -168,6 +212,28 @@ pub struct OrderCtx<'a> {
     pub ply: usize,
     /// The opponent's last move (piece, destination), for countermoves.
     pub prev: Option<(Piece, Square)>,
+    /// The moves one and two plies back, for continuation history.
+    pub cont: [Option<ContKey>; 2],
+}
+
+impl OrderCtx<'_> {
+    /// The history score of a quiet move by `piece`: butterfly history plus,
+    /// with `cont_history`, the continuation histories (what the picker
+    /// orders quiets by, and what the search's history-based rules read).
+    pub fn quiet_history(&self, us: Color, piece: Piece, mv: Move) -> i32 {
+        let p = self.params;
+        let mut s = if p.history {
+            self.heur.history(us, mv)
+        } else {
+            0
+        };
+        if p.cont_history {
+            for prev in self.cont.iter().flatten() {
+                s += self.heur.cont_history(*prev, piece, mv.to);
+            }
+        }
+        s
+    }
 }
 
 /// Staged move picker for one node.
@@ -321,6 +387,17 @@ fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
                     BAD_CAPTURE + s
                 }
             }
+            CaptureOrder::MvvSee => {
+                let v = victim.map_or(0, |v| ctx.values[v as usize])
+                    + mv.promotion.map_or(0, |q| ctx.values[q as usize]);
+                let attacker = board.piece_on(mv.from).map_or(0, |a| a as i32);
+                let band = if see_ge(board, mv, 0, ctx.values) {
+                    GOOD_CAPTURE
+                } else {
+                    BAD_CAPTURE
+                };
+                band + v * 8 - attacker
+            }
         };
     }
     let count = p.killer_count.clamp(0, 4) as usize;
@@ -338,10 +415,9 @@ fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
             }
         }
     }
-    if p.history {
-        ctx.heur.history(us, mv)
-    } else {
-        0
+    match board.piece_on(mv.from) {
+        Some(piece) => ctx.quiet_history(us, piece, mv),
+        None => 0,
     }
 }
 
@@ -365,6 +441,7 @@ mod tests {
             values: &V,
             ply: 3,
             prev: None,
+            cont: [None; 2],
         };
         let mut picker = MovePicker::new(tt, mode);
         let mut out = Vec::new();
@@ -444,7 +521,10 @@ mod tests {
         heur.add_killer(3, k1, 2);
         heur.add_killer(3, k0, 2);
         heur.update_history(Color::White, hist, 500, 16384);
-        let mut p = SearchParams::default();
+        let mut p = SearchParams {
+            capture_order: CaptureOrder::MvvLva,
+            ..SearchParams::default()
+        };
         let order = all_picked(&board, None, PickMode::All, &heur, &p);
         let caps = order
             .iter()
@@ -477,6 +557,74 @@ mod tests {
             .unwrap();
         assert!(last_capture > caps + 5);
         assert!(see(&board, order[last_capture], &V) < 0);
+        // MVV-SEE: MVV-LVA among the captures that do not lose material,
+        // the losing ones after all quiets.
+        p.capture_order = CaptureOrder::MvvSee;
+        let order = all_picked(&board, None, PickMode::All, &heur, &p);
+        assert_eq!(order[0].to_string(), "e2a6");
+        let good = order
+            .iter()
+            .take_while(|&&m| captured_piece(&board, m).is_some())
+            .count();
+        assert!(good < caps, "a losing capture left the front");
+        assert!(order[..good].iter().all(|&m| see(&board, m, &V) >= 0));
+        let victims: Vec<i32> = order[..good]
+            .iter()
+            .map(|&m| V[captured_piece(&board, m).unwrap() as usize])
+            .collect();
+        assert!(victims.windows(2).all(|w| w[0] >= w[1]), "{victims:?}");
+        let first_bad = order
+            .iter()
+            .position(|&m| captured_piece(&board, m).is_some() && see(&board, m, &V) < 0)
+            .unwrap();
+        assert!(order[good..first_bad]
+            .iter()
+            .all(|&m| captured_piece(&board, m).is_none()));
+        assert!(first_bad > good + 5);
+    }
+
+    #[test]
+    fn continuation_history_orders_quiets_after_the_previous_moves() {
+        let board: Board = FENS[0].parse().unwrap();
+        let mut heur = Heuristics::new();
+        let a: Move = "a2a3".parse().unwrap();
+        let b: Move = "b2b3".parse().unwrap();
+        // b has the better butterfly history; a did well after the
+        // opponent's last move.
+        heur.update_history(Color::White, b, 300, 16384);
+        let prev = (Color::Black, Piece::Pawn, Square::H3);
+        heur.update_cont_history(prev, Piece::Pawn, a.to, 2000, 16384);
+        assert!(heur.cont_history(prev, Piece::Pawn, a.to) > 1500);
+        let mut p = SearchParams {
+            killer_count: 0,
+            countermove: false,
+            ..SearchParams::default()
+        };
+        let pos = |order: &[Move], m: Move| order.iter().position(|&x| x == m).unwrap();
+        let picked = |p: &SearchParams, cont: [Option<ContKey>; 2]| {
+            let c = OrderCtx {
+                params: p,
+                heur: &heur,
+                values: &V,
+                ply: 3,
+                prev: None,
+                cont,
+            };
+            let mut picker = MovePicker::new(None, PickMode::All);
+            std::iter::from_fn(|| picker.next(&board, &c)).collect::<Vec<_>>()
+        };
+        let order = picked(&p, [Some(prev), None]);
+        assert!(
+            pos(&order, a) < pos(&order, b),
+            "continuation history counts"
+        );
+        // Another previous move, or the switch off: butterfly history decides.
+        let other = (Color::Black, Piece::Knight, Square::H3);
+        let order = picked(&p, [Some(other), None]);
+        assert!(pos(&order, b) < pos(&order, a));
+        p.cont_history = false;
+        let order = picked(&p, [Some(prev), None]);
+        assert!(pos(&order, b) < pos(&order, a));
     }
 
     #[test]

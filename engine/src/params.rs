@@ -102,8 +102,13 @@ crate::param_enum! {
 crate::param_enum! {
     /// How captures are ordered.
     pub enum CaptureOrder {
+        /// Most valuable victim, least valuable attacker; all before quiets.
         MvvLva = "mvv_lva",
+        /// By static exchange value; losing captures after the quiets.
         See = "see",
+        /// MVV-LVA among captures that do not lose material (SEE >= 0);
+        /// losing captures after the quiets.
+        MvvSee = "mvv_see",
     }
 }
 
@@ -135,6 +140,7 @@ search_params! {
     null_move_max_eval_r: i32 = 3, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
     null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
+    rfp_before_null: bool = true, "try reverse futility (the cheaper static test) before the null move";
     // Step 7: pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";
     rfp_margin_cp: i32 = 80, [20, 300], "reverse futility margin per ply (cp)";
@@ -153,12 +159,17 @@ search_params! {
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp)";
     see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
+    improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";
     // Step 8: late move reductions
     lmr: bool = true, "late move reductions";
     lmr_base: i32 = 75, [0, 200], "LMR: base reduction, in hundredths of a ply";
     lmr_divisor: i32 = 225, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
     lmr_min_depth: i32 = 3, [1, 8; 1], "LMR: minimum depth (plies)";
     lmr_min_move: i32 = 3, [1, 12; 1], "LMR: first move number (1-based) that may be reduced";
+    lmr_pv_less16: i32 = 16, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
+    lmr_killer_less16: i32 = 16, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
+    lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
+    lmr_history_divisor: i32 = 8000, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
     ext_one_reply: i32 = 8, [0, 16; 2], "single-reply extension (1/16 ply)";
@@ -172,13 +183,18 @@ search_params! {
     singular_margin_cp: i32 = 2, [0, 10; 1], "singular margin per ply of depth (cp)";
     singular_depth_divisor: i32 = 2, [1, 4; 1], "singular verification search depth: (depth - 1 ply) / this";
     singular_tt_depth_slack: i32 = 3, [0, 8; 1], "the TT entry of a singular candidate may be this many plies shallower than the node";
+    singular_multicut: bool = true, "multi-cut: when the search without the TT move still fails high at the singular bound, the node fails high";
+    ext_check_see: bool = true, "extend only checks that do not lose material by static exchange";
+    iir: bool = true, "internal iterative reduction: a node without a TT move is searched one ply shallower";
+    iir_min_depth: i32 = 4, [2, 12; 1], "minimum depth (plies) for internal iterative reduction";
     // Step 10: move ordering
-    capture_order: CaptureOrder = CaptureOrder::MvvLva, "capture ordering: mvv_lva or see";
+    capture_order: CaptureOrder = CaptureOrder::MvvSee, "capture ordering: mvv_lva or see";
     killer_count: i32 = 2, [0, 4; 1], "killer moves kept per ply";
     history: bool = true, "history heuristic for quiet moves";
     history_bonus: i32 = 32, [1, 64; 2], "history bonus scale (times depth squared)";
     history_max: i32 = 16384, [1024, 65536], "history saturation bound";
     countermove: bool = true, "countermove heuristic";
+    cont_history: bool = true, "continuation history: order quiet moves also by how they did after the previous two moves";
     // Step 11: quiescence search
     qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";
     delta_pruning: bool = true, "delta pruning in quiescence";
@@ -195,6 +211,9 @@ search_params! {
     time_mtg_soft_min_pct: i32 = 50, [10, 100; 5], "with movestogo: soft limit at least this percent of the even per-move share";
     time_mtg_soft_max_pct: i32 = 100, [20, 300; 10], "with movestogo: soft limit at most this percent of the even per-move share";
     time_mtg_hard_pct: i32 = 300, [100, 1000; 25], "with movestogo: hard limit at most this percent of the even per-move share";
+    time_stability: bool = false, "scale the soft limit by how long the best move has stayed the same: time_unstable_pct after a change, falling linearly to time_stable_pct after four unchanged iterations";
+    time_unstable_pct: i32 = 100, [50, 300; 10], "soft limit, in percent, right after the best move changed (time_stability)";
+    time_stable_pct: i32 = 100, [20, 150; 5], "soft limit, in percent, once the best move has held for four iterations (time_stability)";
     time_movetime_min_pct: i32 = 50, [0, 100; 5], "go movetime: use at least this percent of it even when the overhead would leave less";
     time_missing_clock_ms: i32 = 1000, [1, 60000], "per-move time when go gives clock fields but not the mover's (ms)";
     move_overhead_ms: i32 = 50, [0, 5000; 5], "time reserved per move for communication and scheduling delays (ms)";
@@ -548,6 +567,16 @@ mod tests {
             );
         }
         assert!(n >= 1113, "{n} names");
+        // And the list is complete: every current name is in it, so a
+        // later rename is caught.
+        let listed: std::collections::BTreeSet<&str> = names.lines().collect();
+        for s in Params::specs() {
+            assert!(
+                listed.contains(s.name.as_str()),
+                "'{}' is missing from tests/data/param_names.txt",
+                s.name
+            );
+        }
     }
 
     #[test]

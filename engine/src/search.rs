@@ -22,7 +22,7 @@ use std::time::Instant;
 use cozy_chess::{Board, Color, Move, Piece, Rank};
 
 use crate::eval::evaluate;
-use crate::movepick::{Heuristics, MovePicker, OrderCtx, PickMode};
+use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
 use crate::position::{
     insufficient_material, legal_moves, move_to_uci, repetition_key, repetitions,
@@ -253,6 +253,10 @@ struct Frame {
     piece: Option<Piece>,
     /// Whether it captured.
     capture: bool,
+    /// The move as continuation history keys it (None for a null move).
+    cont_key: Option<ContKey>,
+    /// Static evaluation of this node; `-INF` in check or not computed.
+    static_eval: i32,
     /// Move excluded from this node (singular-extension search).
     excluded: Option<Move>,
     /// Null move forbidden in this subtree (null-move verification).
@@ -420,6 +424,9 @@ impl<'a> Worker<'a> {
         result.best_move = Some(move_to_uci(board, best));
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let timed = self.budget.soft_ms.is_some();
+        // Completed iterations in a row that kept the same best move.
+        let mut stable: u32 = 0;
+        let mut last_best = None;
         for depth in 1..=max_depth {
             self.root_best = None;
             self.root_depth = depth;
@@ -483,8 +490,16 @@ impl<'a> Worker<'a> {
                 pv,
             });
             // Step 13: no new iteration once the soft limit has passed (an
-            // iteration that overruns is cut by the hard limit instead).
-            if let Some(soft) = self.budget.soft_ms {
+            // iteration that overruns is cut by the hard limit instead). A
+            // best move that keeps changing earns more time, a settled one
+            // less; never past the hard limit.
+            stable = if last_best == Some(best) {
+                stable + 1
+            } else {
+                0
+            };
+            last_best = Some(best);
+            if let Some(soft) = self.budget.scaled_soft_ms(stable, self.sp) {
                 if self.elapsed_ms() >= soft {
                     break;
                 }
@@ -642,12 +657,20 @@ impl<'a> Worker<'a> {
         } else {
             None
         };
+        let key = |back: usize| {
+            if ply >= back {
+                self.stack[ply - back].cont_key
+            } else {
+                None
+            }
+        };
         OrderCtx {
             params: self.sp,
             heur: self.heur,
             values: &self.values,
             ply,
             prev,
+            cont: [key(1), key(2)],
         }
     }
 
@@ -721,7 +744,7 @@ impl<'a> Worker<'a> {
         board: &Board,
         mut alpha: i32,
         mut beta: i32,
-        depth: i32,
+        mut depth: i32,
         ply: usize,
     ) -> i32 {
         if depth < ONE_PLY {
@@ -738,7 +761,7 @@ impl<'a> Worker<'a> {
         let in_check = !board.checkers().is_empty();
         let excluded = self.stack[ply].excluded;
         let us = board.side_to_move();
-        let d_plies = depth / ONE_PLY;
+        let mut d_plies = depth / ONE_PLY;
 
         if !root {
             // Step 12: draws, and mate distance pruning: no score here can
@@ -795,6 +818,20 @@ impl<'a> Worker<'a> {
                 _ => static_eval,
             },
             _ => static_eval,
+        };
+        // Improving: the static eval is above its value two plies earlier
+        // (four when that node was in check; unknown counts as improving).
+        self.stack[ply].static_eval = if in_check { -INF } else { static_eval };
+        let improving = !in_check && {
+            let back = |n: usize| {
+                if ply >= n {
+                    self.stack[ply - n].static_eval
+                } else {
+                    -INF
+                }
+            };
+            let earlier = if back(2) == -INF { back(4) } else { back(2) };
+            earlier == -INF || static_eval > earlier
         };
         // Node-level forward pruning (null move, reverse futility, razoring)
         // only where a wrong guess is cheap: not on the PV, not in check, not
@@ -855,6 +892,30 @@ impl<'a> Worker<'a> {
             }
             tt_move = self.tt_probe(key, ply).and_then(|h| h.mv);
         }
+        // Step 5 (alternative): internal iterative reduction: a node the
+        // table knows nothing about is likely not worth its full depth.
+        if sp.iir
+            && tt_move.is_none()
+            && excluded.is_none()
+            && !root
+            && depth >= sp.iir_min_depth * ONE_PLY
+        {
+            depth -= ONE_PLY;
+            d_plies = depth / ONE_PLY;
+        }
+
+        // Step 7 (part): reverse futility pruning (static null move). Tried
+        // before the null move with `rfp_before_null`.
+        let rfp = sp.rfp && prunable && depth <= sp.rfp_max_depth * ONE_PLY && !is_mate_score(beta);
+        let rfp_depth = if sp.improving && improving {
+            depth - ONE_PLY
+        } else {
+            depth
+        };
+        let rfp_margin = sp.rfp_margin_cp * rfp_depth / ONE_PLY;
+        if rfp && sp.rfp_before_null && eval - rfp_margin >= beta {
+            return eval;
+        }
 
         // Step 6: null move: give the opponent a free move; if a reduced
         // search still fails high, so would the full one. Adaptive R grows
@@ -876,6 +937,7 @@ impl<'a> Worker<'a> {
                 self.stack[ply].mv = None;
                 self.stack[ply].piece = None;
                 self.stack[ply].capture = false;
+                self.stack[ply].cont_key = None;
                 self.hashes.push(repetition_key(board));
                 let saved_floor = self.null_floor;
                 self.null_floor = self.hashes.len();
@@ -913,11 +975,8 @@ impl<'a> Worker<'a> {
 
         // Step 7: pruning by static eval before the moves: reverse futility
         // (static null move) and razoring.
-        if sp.rfp && prunable && depth <= sp.rfp_max_depth * ONE_PLY && !is_mate_score(beta) {
-            let margin = sp.rfp_margin_cp * depth / ONE_PLY;
-            if eval - margin >= beta {
-                return eval;
-            }
+        if rfp && !sp.rfp_before_null && eval - rfp_margin >= beta {
+            return eval;
         }
         if sp.razoring && prunable && depth <= sp.razor_max_depth * ONE_PLY {
             let margin = sp.razor_margin_cp * depth / ONE_PLY;
@@ -960,6 +1019,10 @@ impl<'a> Worker<'a> {
                     }
                     if v < sbeta {
                         singular_move = Some(mv);
+                    } else if sp.singular_multicut && sbeta >= beta {
+                        // Multi-cut: the TT move and another move both beat
+                        // beta; one of them will.
+                        return sbeta;
                     }
                 }
             }
@@ -976,6 +1039,15 @@ impl<'a> Worker<'a> {
         let mut skip_quiets = false;
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
         let mut n_quiets = 0;
+        // A worsening node gets half the late-move pruning count.
+        let lmp_count = {
+            let n = sp.lmp_base + sp.lmp_factor * d_plies * d_plies;
+            if sp.improving && !improving {
+                n / 2
+            } else {
+                n
+            }
+        };
         let algo = sp.search_algorithm;
         let prev = if ply > 0 {
             self.stack[ply - 1]
@@ -1006,8 +1078,7 @@ impl<'a> Worker<'a> {
             // SEE pruning, once a move has secured a non-losing score.
             if !root && best > -MATE_BOUND {
                 if quiet && !gives_check && !in_check {
-                    if sp.lmp && move_count as i32 > sp.lmp_base + sp.lmp_factor * d_plies * d_plies
-                    {
+                    if sp.lmp && move_count as i32 > lmp_count {
                         skip_quiets = true;
                         continue;
                     }
@@ -1037,7 +1108,7 @@ impl<'a> Worker<'a> {
 
             // Step 9: extensions in sixteenths of a ply, capped per node.
             let mut ext = 0;
-            if gives_check {
+            if gives_check && (!sp.ext_check_see || see_ge(board, mv, 0, &self.values)) {
                 ext += sp.ext_check;
             }
             if one_reply {
@@ -1075,16 +1146,29 @@ impl<'a> Worker<'a> {
                 && !in_check
                 && !gives_check
             {
-                r = self
-                    .lmr
-                    .get(d_plies, move_count)
-                    .min(new_depth - ONE_PLY)
-                    .max(0);
+                r = self.lmr.get(d_plies, move_count);
+                if pv_node {
+                    r -= sp.lmr_pv_less16;
+                }
+                if !improving {
+                    r += sp.lmr_not_improving16;
+                }
+                if sp.lmr_killer_less16 != 0 && self.is_killer_or_counter(ply, us, mv) {
+                    r -= sp.lmr_killer_less16;
+                }
+                if sp.lmr_history_divisor > 0 {
+                    if let Some(p) = piece {
+                        let h = self.order_ctx(ply).quiet_history(us, p, mv);
+                        r -= h * ONE_PLY / sp.lmr_history_divisor;
+                    }
+                }
+                r = r.min(new_depth - ONE_PLY).max(0);
             }
 
             self.stack[ply].mv = Some(mv);
             self.stack[ply].piece = piece;
             self.stack[ply].capture = capture;
+            self.stack[ply].cont_key = piece.map(|p| (us, p, mv.to));
             searched += 1;
             let score = if searched == 1 {
                 -self.negamax(&child, -beta, -alpha, new_depth, ply + 1)
@@ -1186,6 +1270,44 @@ impl<'a> Worker<'a> {
                 self.heur.set_countermove(us, p, m.to, mv);
             }
         }
+        if sp.cont_history {
+            let d = depth / ONE_PLY;
+            let bonus = sp.history_bonus * d * d;
+            for back in 1..=2 {
+                if ply < back {
+                    break;
+                }
+                let Some(key) = self.stack[ply - back].cont_key else {
+                    continue;
+                };
+                for m in tried.iter().flatten() {
+                    if let Some(p) = board.piece_on(m.from) {
+                        self.heur
+                            .update_cont_history(key, p, m.to, -bonus, sp.history_max);
+                    }
+                }
+                if let Some(p) = board.piece_on(mv.from) {
+                    self.heur
+                        .update_cont_history(key, p, mv.to, bonus, sp.history_max);
+                }
+            }
+        }
+    }
+
+    /// Whether quiet `mv` is a killer of this ply or the countermove.
+    fn is_killer_or_counter(&self, ply: usize, us: Color, mv: Move) -> bool {
+        let sp = self.sp;
+        let count = sp.killer_count.clamp(0, 4) as usize;
+        if self.heur.killers[ply][..count].contains(&Some(mv)) {
+            return true;
+        }
+        if sp.countermove && ply > 0 {
+            let f = self.stack[ply - 1];
+            if let (Some(p), Some(m)) = (f.piece, f.mv) {
+                return self.heur.countermove(us, p, m.to) == Some(mv);
+            }
+        }
+        false
     }
 
     // Step 11: quiescence search.
@@ -1265,6 +1387,9 @@ impl<'a> Worker<'a> {
             self.stack[ply].mv = Some(mv);
             self.stack[ply].piece = board.piece_on(mv.from);
             self.stack[ply].capture = victim.is_some();
+            self.stack[ply].cont_key = self.stack[ply]
+                .piece
+                .map(|p| (board.side_to_move(), p, mv.to));
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, qply + 1);
             if self.aborted {
                 return 0;

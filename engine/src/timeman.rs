@@ -18,6 +18,25 @@ pub struct TimeBudget {
     pub hard_ms: Option<u64>,
 }
 
+impl TimeBudget {
+    /// The soft limit after `stable` completed iterations in a row kept the
+    /// same best move: with `time_stability`, `time_unstable_pct` of it
+    /// right after a change, falling linearly to `time_stable_pct` at four
+    /// unchanged iterations, and never past the hard limit. A fixed budget
+    /// (soft = hard, `go movetime`) is not scaled.
+    pub fn scaled_soft_ms(&self, stable: u32, p: &SearchParams) -> Option<u64> {
+        let soft = self.soft_ms?;
+        match self.hard_ms {
+            Some(hard) if p.time_stability && soft < hard => {
+                let (hi, lo) = (p.time_unstable_pct, p.time_stable_pct);
+                let pct = hi - (hi - lo) * stable.min(4) as i32 / 4;
+                Some((soft as u128 * pct.max(1) as u128 / 100).min(hard as u128) as u64)
+            }
+            _ => Some(soft),
+        }
+    }
+}
+
 /// Compute the budget for the side `us` from `limits`. All arithmetic
 /// saturates: a GUI may send any number.
 pub fn budget(limits: &Limits, us: Color, p: &SearchParams) -> TimeBudget {
@@ -126,6 +145,36 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(budget(&l, Color::White, &p).hard_ms, Some(1));
+    }
+
+    #[test]
+    fn a_settled_best_move_shortens_the_soft_limit() {
+        let b = TimeBudget {
+            soft_ms: Some(1000),
+            hard_ms: Some(4000),
+        };
+        let mut p = SearchParams::default();
+        assert_eq!(b.scaled_soft_ms(0, &p), Some(1000), "off: unscaled");
+        p.time_stability = true;
+        p.time_unstable_pct = 200;
+        p.time_stable_pct = 60;
+        assert_eq!(b.scaled_soft_ms(0, &p), Some(2000));
+        assert_eq!(b.scaled_soft_ms(2, &p), Some(1300));
+        assert_eq!(b.scaled_soft_ms(4, &p), Some(600));
+        assert_eq!(b.scaled_soft_ms(9, &p), Some(600));
+        // Never past the hard limit; a fixed budget is left alone.
+        p.time_unstable_pct = 300;
+        let tight = TimeBudget {
+            soft_ms: Some(1000),
+            hard_ms: Some(1500),
+        };
+        assert_eq!(tight.scaled_soft_ms(0, &p), Some(1500));
+        let fixed = TimeBudget {
+            soft_ms: Some(700),
+            hard_ms: Some(700),
+        };
+        assert_eq!(fixed.scaled_soft_ms(4, &p), Some(700));
+        assert_eq!(TimeBudget::default().scaled_soft_ms(0, &p), None);
     }
 
     #[test]

@@ -99,6 +99,10 @@ fn params_spsa_selects_search_eval_all_or_prefixes() {
             "lmr_divisor",
             "lmr_min_depth",
             "lmr_min_move",
+            "lmr_pv_less16",
+            "lmr_killer_less16",
+            "lmr_not_improving16",
+            "lmr_history_divisor",
             "material_pawn_mg",
             "material_pawn_eg"
         ]

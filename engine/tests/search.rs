@@ -197,6 +197,9 @@ const NOT_NODE_COUNT: &[&str] = &[
     "time_movetime_min_pct",
     "time_missing_clock_ms",
     "move_overhead_ms",
+    "time_stability",
+    "time_unstable_pct",
+    "time_stable_pct",
     "contempt_cp",
 ];
 
