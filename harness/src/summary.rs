@@ -373,6 +373,31 @@ mod tests {
     use crate::game::GameResult;
     use crate::tally::tests::pair;
 
+    fn two_engines() -> MatchConfig {
+        let yaml = "engines:\n  - { name: a, type: inprocess }\n  - { name: b, type: inprocess }\n\
+                    time_control: nodes=100\ngames: 10\nseed: 1\n";
+        MatchConfig::from_yaml(
+            yaml,
+            Path::new("/tmp/x.yaml"),
+            &crate::config::Overrides::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_split_pair_is_no_draw_in_either_draw_ratio() {
+        use GameResult::*;
+        let mut t = Tally::new(pairings(TournamentKind::Match, 2), None);
+        // The first engine wins with White and loses with Black.
+        t.add(&pair(0, 0, 1, [WhiteWins, WhiteWins]));
+        let s = Summary::build(&two_engines(), &t, RunStatus::Finished);
+        assert_eq!(s.pentanomial, [0, 0, 1, 0, 0]);
+        assert_eq!((s.wins, s.draws, s.losses), (1, 0, 1));
+        // The pentanomial bound would count the WL pair as two draws.
+        assert_eq!(s.pairings[0].estimate.draw_ratio, 0.0);
+        assert_eq!(s.draw_ratio, 0.0);
+    }
+
     #[test]
     fn ratings_order_engines() {
         use GameResult::*;
