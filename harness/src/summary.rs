@@ -53,6 +53,14 @@ fn signed(x: Option<f64>, decimals: usize) -> String {
     }
 }
 
+/// `55.0%`, or `n/a` for a figure that does not exist (no games).
+pub fn percent(x: Option<f64>) -> String {
+    x.map_or_else(
+        || "n/a".to_string(),
+        |v| format!("{}%", fmt_opt(Some(v * 100.0), 1)),
+    )
+}
+
 /// The content of `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -84,7 +92,8 @@ pub struct Summary {
     pub losses: u64,
     /// `[LL, LD, DD+WL, DW, WW]` game pairs.
     pub pentanomial: [u64; 5],
-    pub score: f64,
+    /// Points per game; `null` without games.
+    pub score: Option<f64>,
     /// `null` where the counts cannot support the figure (no games, a
     /// perfect score, no spread yet): see [`Estimate`].
     pub elo: Option<f64>,
@@ -97,8 +106,8 @@ pub struct Summary {
     pub nelo_error: Option<f64>,
     /// Fraction of drawn games: drawn games over games, counted game by
     /// game. The same definition everywhere in the summary (each pairing's
-    /// `estimate.draw_ratio` too).
-    pub draw_ratio: f64,
+    /// `estimate.draw_ratio` too); `null` without games.
+    pub draw_ratio: Option<f64>,
     /// How games ended, every kind listed.
     pub terminations: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,7 +196,7 @@ impl Summary {
                 pentanomial: pt.penta.0,
                 estimate: Estimate {
                     // Exact from the games, not the pentanomial bound.
-                    draw_ratio: pt.wdl.draw_ratio(),
+                    draw_ratio: (pt.wdl.games() > 0).then(|| pt.wdl.draw_ratio()),
                     ..pt.penta.estimate()
                 },
             })
@@ -229,7 +238,7 @@ impl Summary {
             nelo_error: est.nelo_error,
             // Drawn games over all games: the counts are exact here, unlike
             // the pentanomial bound, which counts WL pairs as draws.
-            draw_ratio: first.wdl.draw_ratio(),
+            draw_ratio: (first.wdl.games() > 0).then(|| first.wdl.draw_ratio()),
             terminations,
             sprt: tally.sprt(status),
             pairings,
@@ -305,12 +314,12 @@ impl Summary {
         }
         let _ = writeln!(
             s,
-            "Games | N: {} W: {} L: {} D: {}  draw ratio {:.1}%",
+            "Games | N: {} W: {} L: {} D: {}  draw ratio {}",
             self.first_engine_games,
             self.wins,
             self.losses,
             self.draws,
-            self.draw_ratio * 100.0
+            percent(self.draw_ratio)
         );
         if self.first_engine_games != self.games {
             let _ = writeln!(
@@ -394,8 +403,24 @@ mod tests {
         assert_eq!(s.pentanomial, [0, 0, 1, 0, 0]);
         assert_eq!((s.wins, s.draws, s.losses), (1, 0, 1));
         // The pentanomial bound would count the WL pair as two draws.
-        assert_eq!(s.pairings[0].estimate.draw_ratio, 0.0);
-        assert_eq!(s.draw_ratio, 0.0);
+        assert_eq!(s.pairings[0].estimate.draw_ratio, Some(0.0));
+        assert_eq!(s.draw_ratio, Some(0.0));
+    }
+
+    #[test]
+    fn no_games_no_score_and_no_draw_ratio() {
+        let t = Tally::new(pairings(TournamentKind::Match, 2), None);
+        let s = Summary::build(&two_engines(), &t, RunStatus::Running);
+        assert_eq!((s.score, s.draw_ratio), (None, None));
+        assert_eq!(s.pairings[0].estimate.score, None);
+        assert_eq!(s.pairings[0].estimate.draw_ratio, None);
+        let json = serde_json::to_value(&s).unwrap();
+        assert!(
+            json["score"].is_null() && json["draw_ratio"].is_null(),
+            "{json}"
+        );
+        let text = s.text_block();
+        assert!(text.contains("D: 0  draw ratio n/a"), "{text}");
     }
 
     #[test]

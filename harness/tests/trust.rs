@@ -221,8 +221,8 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
     std::fs::write(&cfg, text_cfg).unwrap();
     let s = common::run(&cfg, &dir.path().join("run"), &Overrides::default());
     let draws = s.draws as f64 / s.first_engine_games as f64;
-    assert_eq!(s.draw_ratio, draws);
-    assert_eq!(s.pairings[0].estimate.draw_ratio, draws);
+    assert_eq!(s.draw_ratio, Some(draws));
+    assert_eq!(s.pairings[0].estimate.draw_ratio, Some(draws));
 
     // A sweep: the loser plays an illegal move every game.
     let cfg = fake_config(dir.path(), &["--illegal-after", "0"], "");
