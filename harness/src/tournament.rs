@@ -35,7 +35,9 @@ use crate::openings::{
 use crate::pgn::{self, MatchTags, UtcTime};
 use crate::players::{EngineError, PlayerKind, PlayerSpec};
 pub use crate::runner::PlayerFactory;
-use crate::runner::{play_pairs, Ended, Flow, PairJob, PlayOptions, RunnerError};
+use crate::runner::{
+    check_concurrency, play_pairs, ConcurrencyError, Ended, Flow, PairJob, PlayOptions, RunnerError,
+};
 use crate::stats::SprtDecision;
 use crate::summary::{pairings, Pairing, RunStatus, Summary, Tally};
 
@@ -102,8 +104,8 @@ pub enum MatchError {
     #[error("engine {engine}: {message}")]
     Setup { engine: String, message: String },
     /// The machine cannot run this many games at once.
-    #[error("{0}")]
-    Concurrency(String),
+    #[error(transparent)]
+    Concurrency(#[from] ConcurrencyError),
     #[error(
         "{path}: the config no longer matches the run's fingerprint.json in what decides \
          the games ({keys}); restore it or start a new run"
@@ -573,62 +575,6 @@ fn check_new_run_dir(out: &Path) -> Result<(), MatchError> {
     }
 }
 
-/// Memory one game slot needs beyond the hash tables (buffers, threads,
-/// the in-process engine's tables), measured generously.
-const SLOT_OVERHEAD_MB: u64 = 32;
-/// Hash an engine gets when its options do not say (the UCI default of
-/// karsinta-engine and most engines).
-const ASSUMED_HASH_MB: u64 = 16;
-/// Games at once per core beyond which every game only waits for a core.
-const MAX_GAMES_PER_CORE: usize = 8;
-
-/// Refuse a concurrency the machine cannot run: more games than
-/// [`MAX_GAMES_PER_CORE`] per core, or more memory than is available (two
-/// engines per game, each with its hash).
-fn check_concurrency(cfg: &MatchConfig, workers: usize) -> Result<(), MatchError> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if workers > cores * MAX_GAMES_PER_CORE {
-        return Err(MatchError::Concurrency(format!(
-            "concurrency {workers} is more than this machine can use: {cores} cores, at most \
-             {} games at once (with a clock, use at most {cores})",
-            cores * MAX_GAMES_PER_CORE
-        )));
-    }
-    let hash = |s: &PlayerSpec| {
-        s.options
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("hash"))
-            .and_then(|(_, v)| v.trim().parse::<u64>().ok())
-            .unwrap_or(ASSUMED_HASH_MB)
-    };
-    let per_game = 2 * cfg
-        .engines
-        .iter()
-        .map(hash)
-        .max()
-        .unwrap_or(ASSUMED_HASH_MB)
-        + SLOT_OVERHEAD_MB;
-    if let Some(avail) = available_memory_mb() {
-        let need = per_game * workers as u64;
-        if need > avail {
-            return Err(MatchError::Concurrency(format!(
-                "concurrency {workers} needs about {need} MB ({per_game} MB per game: two \
-                 engines with their hash) but {avail} MB are available: use at most {}",
-                (avail / per_game).max(1)
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// `MemAvailable` from /proc/meminfo (Linux), in MB.
-fn available_memory_mb() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
-}
-
 /// Run (or resume) the match `cfg` into `opts.out_dir` and return the final
 /// summary. Writes `config.yaml`, `fingerprint.json`, `games.pgn`,
 /// `ledger.jsonl`, `summary.json` and one stderr log per external engine.
@@ -688,7 +634,9 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             Err(e) => return Err(io_err(&fingerprint_path)(e)),
         }
     }
-    check_concurrency(cfg, cfg.concurrency.min(total_pairs.max(1) as usize))?;
+    // Before the folder is written; the runner checks again and warns.
+    let workers = cfg.concurrency.min(total_pairs.max(1) as usize);
+    check_concurrency(&cfg.engines, &cfg.settings.tc, workers)?;
     // From `cfg.engines`, without stderr logs: the folder may not exist yet.
     let schedule = build_schedule(cfg, openings)?;
 
@@ -858,6 +806,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             )));
         }
         Err(RunnerError::Thread(e)) => return Err(io_err(Path::new("worker thread"))(e)),
+        Err(RunnerError::Concurrency(e)) => return Err(e.into()),
     }
 
     rewrite_pgn(&pgn_path, &counted)?;

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{fake_config, summary_json, FAKE, KARSINTA};
@@ -16,7 +16,9 @@ use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::game::GameRecord;
 use karsinta_harness::openings::Opening;
 use karsinta_harness::players::{PlayerKind, PlayerSpec};
-use karsinta_harness::runner::{play_pairs, Ended, Flow, PairJob, PlayOptions};
+use karsinta_harness::runner::{
+    play_pairs, ConcurrencyError, Ended, Flow, PairJob, PlayOptions, PlayerFactory, RunnerError,
+};
 use karsinta_harness::tournament::{claim_new_run_dir, run_match, RunOptions};
 
 fn karsinta(args: &[&str], dir: &Path) -> Output {
@@ -280,6 +282,136 @@ fn concurrency_beyond_the_machine_is_refused_with_the_bound() {
         "{err}"
     );
     assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn every_caller_of_the_runner_is_bounded_by_the_machine() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores * 8 >= 1000 {
+        return common::skip("this machine could run 1000 games at once");
+    }
+    let bound = format!("at most {} games at once", cores * 8);
+    // The library itself, before any engine starts.
+    let engines = vec![
+        inprocess("a", karsinta_engine::Params::default()),
+        inprocess("b", karsinta_engine::Params::default()),
+    ];
+    let cfg = MatchConfig::from_parts("lib", &engines, "nodes=100", 2, 1).unwrap();
+    let started = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&started);
+    let factory: PlayerFactory = Arc::new(move |spec: &PlayerSpec| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        karsinta_harness::players::start_player(spec)
+    });
+    let opening = Arc::new(Opening {
+        fen: None,
+        moves: Vec::new(),
+        id: 0,
+    });
+    let jobs = (0..5000u64).map(|pair| PairJob {
+        pair,
+        first: 0,
+        second: 1,
+        opening: Arc::clone(&opening),
+        options: None,
+    });
+    let err = play_pairs(
+        &cfg.engines,
+        &cfg.settings,
+        jobs,
+        &PlayOptions {
+            concurrency: 1000,
+            factory: Some(factory),
+            ..PlayOptions::default()
+        },
+        |_| Ok::<_, std::convert::Infallible>(Flow::Continue),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RunnerError::Concurrency(ConcurrencyError::Cores { workers: 1000, .. })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains(&bound), "{err}");
+    assert_eq!(started.load(Ordering::SeqCst), 0, "no engine was started");
+
+    // `tune spsa -j 1000`: a setup error before its run folder is written.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.yaml"),
+        "name: t\nengines:\n  - name: k\n    type: inprocess\ntime_control: nodes=100\n\
+         spsa:\n  iterations: 2\n  pairs_per_iteration: 2\n  params:\n    null_move_r: { start: 4 }\n",
+    )
+    .unwrap();
+    let o = karsinta(
+        &["tune", "spsa", "t.yaml", "-j", "1000", "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&bound), "{err}");
+    assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn more_games_than_cores_on_a_clock_are_played_with_a_warning() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let j = cores + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", &format!("games: {}", 2 * j))
+        .replace("time_control: nodes=100", "time_control: 10+0.1");
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let jobs = j.to_string();
+    let o = karsinta(
+        &[
+            "match",
+            cfg.to_str().unwrap(),
+            "-j",
+            &jobs,
+            "--out",
+            "run",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "warning: concurrency {j} is more than the {cores} cores of this machine: at 10+0.1"
+        )) && err.contains("loses more games on time"),
+        "{err}"
+    );
+    assert_eq!(err.matches("warning: concurrency").count(), 1, "{err}");
+    // At fixed nodes the CPU time does not change the games: no warning.
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", &format!("games: {}", 2 * j));
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let o = karsinta(
+        &[
+            "match",
+            cfg.to_str().unwrap(),
+            "-j",
+            &jobs,
+            "--out",
+            "nodes",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("warning"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
