@@ -826,6 +826,9 @@ impl MatchConfig {
             Some(n) => n,
             None => crate::runner::DEFAULT_MAX_START_FAILURES,
         };
+        // Written out like the other defaults; a resume also takes it as the
+        // sign of a run folder that must have a fingerprint.json.
+        raw.max_start_failures = Some(max_start_failures);
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),

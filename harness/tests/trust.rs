@@ -191,6 +191,141 @@ fn new_runs_never_share_a_folder() {
     assert!(again.to_string().contains("already holds a run"), "{again}");
 }
 
+/// `config.yaml` after `edit`, then `--resume`: its output.
+fn resume_after(run: &Path, edit: impl Fn(&str) -> String) -> Output {
+    let path = run.join("config.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(&text)).unwrap();
+    karsinta(
+        &["match", "--resume", run.to_str().unwrap(), "-q"],
+        run.parent().unwrap(),
+    )
+}
+
+#[test]
+fn a_kill_while_a_run_claims_its_folder_leaves_it_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    // A file size limit of 0 kills the harness (SIGXFSZ) at its first
+    // write of a byte to a file, which is the claim of its run folder.
+    let o = Command::new("sh")
+        .args(["-c", "ulimit -f 0 && exec \"$@\"", "sh", KARSINTA])
+        .args(["match", cfg.to_str().unwrap(), "--out", "run", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    assert!(run.is_dir(), "{}", text(&o));
+    // A ledger means a run to resume; without one the folder is free.
+    let o = if run.join("ledger.jsonl").exists() {
+        karsinta(&["match", "--resume", "run", "-q"], dir.path())
+    } else {
+        karsinta(
+            &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+            dir.path(),
+        )
+    };
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(summary_json(&run)["games"], 4);
+
+    // The states a kill can leave after the claim: the config, the
+    // fingerprint too, an empty ledger too. Each resumes from zero.
+    let files: &[&[&str]] = &[
+        &["config.yaml"],
+        &["config.yaml", "fingerprint.json"],
+        &["config.yaml", "fingerprint.json", "ledger.jsonl"],
+    ];
+    for (i, names) in files.iter().enumerate() {
+        let left = dir.path().join(format!("left{i}"));
+        std::fs::create_dir(&left).unwrap();
+        for name in *names {
+            if *name == "ledger.jsonl" {
+                std::fs::write(left.join(name), "").unwrap();
+            } else {
+                std::fs::copy(run.join(name), left.join(name)).unwrap();
+            }
+        }
+        let name = format!("left{i}");
+        // Not free for a new run: it holds one to resume.
+        if names.len() > 1 {
+            let o = karsinta(
+                &["match", cfg.to_str().unwrap(), "--out", &name, "-q"],
+                dir.path(),
+            );
+            assert_eq!(o.status.code(), Some(2), "{names:?}: {}", text(&o));
+            assert!(text(&o).contains("--resume"), "{names:?}: {}", text(&o));
+        }
+        let o = karsinta(&["match", "--resume", &name, "-q"], dir.path());
+        assert!(o.status.success(), "{names:?}: {}", text(&o));
+        let s = summary_json(&left);
+        assert_eq!(
+            (s["games"].as_u64(), &s["status"]),
+            (Some(4), &"finished".into()),
+            "{names:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(left.join("fingerprint.json")).unwrap(),
+            std::fs::read_to_string(run.join("fingerprint.json")).unwrap(),
+            "{names:?}"
+        );
+    }
+}
+
+#[test]
+fn resume_without_the_fingerprint_it_wrote_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    std::fs::remove_file(run.join("fingerprint.json")).unwrap();
+    let o = resume_after(&run, |t| t.replace("seed: 5", "seed: 6"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("fingerprint.json is missing") && err.contains("max_start_failures"),
+        "{err}"
+    );
+    // A folder of a version from before fingerprints: nothing to compare.
+    let o = resume_after(&run, |t| {
+        t.lines()
+            .filter(|l| !l.starts_with("max_start_failures:"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn a_parameter_put_back_to_its_default_shows_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.yaml"),
+        "engines:
+  - { name: a, type: inprocess }
+  - { name: b, type: inprocess, params: { null_move_r: 4 } }
+time_control: nodes=100
+games: 2
+seed: 1
+",
+    )
+    .unwrap();
+    let o = karsinta(&["match", "p.yaml", "--out", "run", "-q"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    let o = resume_after(&run, |t| t.replace("null_move_r: 4", "null_move_r: 3"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("engines[1].params.null_move_r: 4 -> 3 (default)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_non_empty_folder_without_a_run_is_refused_and_untouched() {
     let dir = tempfile::tempdir().unwrap();
