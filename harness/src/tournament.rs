@@ -102,6 +102,8 @@ pub enum MatchError {
     NotEmpty(PathBuf),
     #[error("{0} is in use by another karsinta run")]
     InUse(PathBuf),
+    #[error("{0} is not a folder: a new run needs a missing or empty folder")]
+    NotAFolder(PathBuf),
     #[error(
         "{path} is missing, but config.yaml was written by a version that records it \
          (it has max_start_failures): without it the resume cannot check that the config \
@@ -145,6 +147,7 @@ impl MatchError {
                 | MatchError::Exists(_)
                 | MatchError::NotEmpty(_)
                 | MatchError::InUse(_)
+                | MatchError::NotAFolder(_)
                 | MatchError::FingerprintMissing { .. }
                 | MatchError::Setup { .. }
                 | MatchError::Concurrency(_)
@@ -607,6 +610,9 @@ fn is_claim_temp(name: &std::ffi::OsStr) -> bool {
 fn check_new_run_dir(out: &Path) -> Result<(), MatchError> {
     let entries = match std::fs::read_dir(out) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory || out.is_file() => {
+            return Err(MatchError::NotAFolder(out.into()))
+        }
         Err(e) => return Err(io_err(out)(e)),
         Ok(entries) => entries,
     };

@@ -327,6 +327,26 @@ seed: 1
 }
 
 #[test]
+fn out_naming_a_file_is_a_setup_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    std::fs::write(dir.path().join("taken"), "precious\n").unwrap();
+    for out in ["taken", "taken/run"] {
+        let o = karsinta(
+            &["match", cfg.to_str().unwrap(), "--out", out, "-q"],
+            dir.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{out}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is not a folder"), "{out}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("taken")).unwrap(),
+        "precious\n"
+    );
+}
+
+#[test]
 fn a_non_empty_folder_without_a_run_is_refused_and_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = fake_config(dir.path(), &["--seed", "4"], "");
