@@ -262,15 +262,22 @@ impl Summary {
     /// The one-line progress message.
     pub fn progress_line(&self) -> String {
         let mut s = format!(
-            "W {} D {} L {}  Elo {} +- {}",
+            "W {} D {} L {}  Score {}  Elo {} +- {}",
             self.wins,
             self.draws,
             self.losses,
+            percent(self.score),
             signed(self.elo, 1),
             fmt_opt(self.elo_error, 1)
         );
         if let Some(sp) = &self.sprt {
-            let _ = write!(s, "  LLR {:.2} ({:.2}, {:.2})", sp.llr, sp.lower, sp.upper);
+            let _ = write!(
+                s,
+                "  LLR {} ({}, {})",
+                two_decimals(sp.llr),
+                two_decimals(sp.lower),
+                two_decimals(sp.upper)
+            );
         }
         s
     }
@@ -306,8 +313,10 @@ impl Summary {
             };
             let _ = writeln!(
                 s,
-                "LLR   | {:.2} ({:.2}, {:.2}) {verdict}",
-                sp.llr, sp.lower, sp.upper
+                "LLR   | {} ({}, {}) {verdict}",
+                two_decimals(sp.llr),
+                two_decimals(sp.lower),
+                two_decimals(sp.upper)
             );
         } else {
             let _ = writeln!(s, "TC    | {}", self.time_control);
@@ -421,6 +430,35 @@ mod tests {
         );
         let text = s.text_block();
         assert!(text.contains("D: 0  draw ratio n/a"), "{text}");
+    }
+
+    #[test]
+    fn the_progress_line_has_the_score_and_no_negative_zero() {
+        use GameResult::*;
+        let mut t = Tally::new(
+            pairings(TournamentKind::Match, 2),
+            Some(
+                crate::stats::SprtParams::new(
+                    0.0,
+                    5.0,
+                    0.05,
+                    0.05,
+                    crate::stats::EloModel::Normalized,
+                )
+                .unwrap(),
+            ),
+        );
+        t.add(&pair(0, 0, 1, [WhiteWins, Draw]));
+        let mut s = Summary::build(&two_engines(), &t, RunStatus::Running);
+        let line = s.progress_line();
+        assert!(line.starts_with("W 1 D 1 L 0  Score 75.0%  Elo "), "{line}");
+        if let Some(sp) = s.sprt.as_mut() {
+            sp.llr = -0.001;
+        }
+        let line = s.progress_line();
+        assert!(line.contains("LLR 0.00 (-2.94, 2.94)"), "{line}");
+        let block = s.text_block();
+        assert!(block.contains("LLR   | 0.00 (-2.94, 2.94)"), "{block}");
     }
 
     #[test]

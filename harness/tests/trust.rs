@@ -400,7 +400,7 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
 #[test]
 fn a_run_without_a_terminal_prints_a_line_per_pair() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "sprt: { elo0: 0, elo1: 5 }\n");
     // stderr is a pipe here, as under CI, nohup or tee.
     let o = karsinta(
         &["match", cfg.to_str().unwrap(), "--out", "run"],
@@ -412,6 +412,13 @@ fn a_run_without_a_terminal_prints_a_line_per_pair() {
     assert_eq!(lines.len(), 2, "{err}");
     assert!(lines[1].starts_with("pair 2/2 (4 games): W "), "{err}");
     assert!(lines[1].contains("Elo"), "{err}");
+    // The score and, with an SPRT, the LLR and its bounds.
+    assert!(lines[1].contains("%  Elo "), "{err}");
+    assert!(
+        lines[1].contains("  LLR ") && lines[1].contains("(-2.94, 2.94)"),
+        "{err}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("-0.00")), "{err}");
 }
 
 #[test]
