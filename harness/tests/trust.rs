@@ -347,6 +347,68 @@ fn out_naming_a_file_is_a_setup_error() {
 }
 
 #[test]
+fn two_matches_started_at_once_without_out_get_their_own_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("same.yaml"),
+        "engines:
+  - { name: a, type: inprocess }
+  - { name: b, type: inprocess }
+time_control: nodes=200
+games: 8
+concurrency: 1
+seed: 3
+",
+    )
+    .unwrap();
+    // Both default to results/same-<UTC second> under the working directory.
+    let start = || {
+        Command::new(KARSINTA)
+            .args(["match", "same.yaml", "-q"])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(), start());
+    let folders: Vec<std::path::PathBuf> = [a, b]
+        .into_iter()
+        .map(|child| {
+            let o = child.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", text(&o));
+            let out = String::from_utf8_lossy(&o.stdout);
+            let line = out.lines().find_map(|l| l.strip_prefix("Run   | "));
+            let folder = line.and_then(|l| l.split(" (").next()).unwrap_or_default();
+            assert!(folder.starts_with("results/same-"), "{out}");
+            dir.path().join(folder)
+        })
+        .collect();
+    assert_ne!(folders[0], folders[1]);
+    for f in &folders {
+        // Exactly this run's four pairs, each once, and its games only.
+        let ledger = std::fs::read_to_string(f.join("ledger.jsonl")).unwrap();
+        let mut pairs: Vec<u64> = ledger
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["pair"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, [0, 1, 2, 3], "{}", f.display());
+        let pgn = std::fs::read_to_string(f.join("games.pgn")).unwrap();
+        assert_eq!(pgn.matches("[Round ").count(), 8, "{}", f.display());
+        assert_eq!(summary_json(f)["games"], 8);
+    }
+    let runs = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 2);
+}
+
+#[test]
 fn a_non_empty_folder_without_a_run_is_refused_and_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = fake_config(dir.path(), &["--seed", "4"], "");
