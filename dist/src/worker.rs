@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use karsinta_harness::pgn::{self, MatchTags, UtcTime};
-use karsinta_harness::runner::{play_pairs, Flow, PairJob, PlayOptions, PlayerFactory};
+use karsinta_harness::runner::{
+    check_concurrency, play_pairs, Flow, PairJob, PlayOptions, PlayerFactory,
+};
 use karsinta_harness::tournament::{round_tag, MatchPlan};
 use thiserror::Error;
 
@@ -149,6 +151,10 @@ fn work_on(
         )));
     }
     let plan = MatchPlan::new(&cfg).map_err(|e| setup(e.to_string()))?;
+    // Before this worker registers or claims anything.
+    let concurrency = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
+    check_concurrency(&cfg.engines, &cfg.settings.tc, concurrency)
+        .map_err(|e| setup(e.to_string()))?;
     let host = signature::host_name();
     let worker = db.run(|c| queue::register_worker(c, test.id, &host, &sigs, nps))?;
 
@@ -217,7 +223,7 @@ fn work_on(
     let mut stops = vec![test_stopped.clone()];
     stops.extend(opts.stop.iter().cloned());
     let play = PlayOptions {
-        concurrency: opts.concurrency.unwrap_or(cfg.concurrency).max(1),
+        concurrency,
         stop: stops,
         factory: opts.factory.clone(),
         max_start_failures: cfg.max_start_failures,
@@ -302,6 +308,7 @@ fn work_on(
     match played {
         Ok(_) => Ok(()),
         Err(karsinta_harness::runner::RunnerError::Callback(e)) => Err(e.into()),
+        Err(karsinta_harness::runner::RunnerError::Concurrency(e)) => Err(setup(e.to_string())),
         Err(e) => Err(WorkerError::Runner {
             test: test.name.clone(),
             message: e.to_string(),

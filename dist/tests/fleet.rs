@@ -247,3 +247,48 @@ fn a_worker_with_other_engines_refuses() {
         .get(0);
     assert_eq!(played, 0);
 }
+
+#[test]
+#[ignore = "slow: a worker asked for more games than the machine can run"]
+fn a_worker_beyond_the_machine_refuses_before_claiming() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores * 8 >= 1000 {
+        eprintln!("skipped: this machine could run 1000 games at once");
+        return;
+    }
+    let pg = TempPg::start(20);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(dir.path(), "many", 8, false, 2, 5);
+    assert!(cli(&pg, &["create", cfg.to_str().unwrap()])
+        .status()
+        .unwrap()
+        .success());
+    let child = cli(
+        &pg,
+        &[
+            "worker",
+            "--test",
+            "many",
+            "--fleet",
+            "--concurrency",
+            "1000",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let o = wait(child, Duration::from_secs(120));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("at most {} games at once", cores * 8)),
+        "{err}"
+    );
+    let mut c = pg.client();
+    let played: i64 = c
+        .query_one("SELECT count(*) FROM dist_pairs", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(played, 0);
+}

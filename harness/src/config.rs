@@ -555,7 +555,11 @@ impl MatchConfig {
                                 ));
                             };
                             params.apply_value(name, v).map_err(|err| {
-                                invalid(path, key(&format!("params.{name}")), err.to_string())
+                                invalid(
+                                    path,
+                                    key(&format!("params.{name}")),
+                                    crate::players::param_error_text(&err, false),
+                                )
                             })?;
                         }
                     }
@@ -826,6 +830,9 @@ impl MatchConfig {
             Some(n) => n,
             None => crate::runner::DEFAULT_MAX_START_FAILURES,
         };
+        // Written out like the other defaults; a resume also takes it as the
+        // sign of a run folder that must have a fingerprint.json.
+        raw.max_start_failures = Some(max_start_failures);
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -1025,6 +1032,18 @@ time_control: nodes=500
             e.contains("engines[1].params.null_move_rr") && e.contains("unknown"),
             "{e}"
         );
+        // Typos get the nearest name, as UCI options do.
+        assert!(e.contains("did you mean 'null_move_r'?"), "{e}");
+        let e = err(&with("    options: { nul_move_r: 2 }"));
+        assert!(
+            e.contains("engines[1].options.nul_move_r")
+                && e.contains("did you mean 'null_move_r'?"),
+            "{e}"
+        );
+        let e = err(&with("    options: { Hsh: 8 }"));
+        assert!(e.contains("did you mean 'Hash'?"), "{e}");
+        let e = err(&with("    params: { completely_unrelated_words: 2 }"));
+        assert!(e.contains("unknown") && !e.contains("did you mean"), "{e}");
         let e = err(&with("    params: { null_move_r: 0 }"));
         assert!(
             e.contains("engines[1].params.null_move_r") && e.contains("1..=6"),

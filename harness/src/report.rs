@@ -435,12 +435,14 @@ fn result_block(h: &mut String, run: &Run) {
         h,
         "W / D / L",
         format!(
-            "{} / {} / {} (score {}, draws {:.1}%)",
+            "{} / {} / {} (score {}, draws {})",
             s["wins"],
             s["draws"],
             s["losses"],
             f(&s["score"], 3),
-            s["draw_ratio"].as_f64().unwrap_or(0.0) * 100.0
+            s["draw_ratio"]
+                .as_f64()
+                .map_or_else(|| "n/a".to_string(), |d| format!("{:.1}%", d * 100.0))
         ),
     );
     row(

@@ -25,6 +25,7 @@ use crate::game::{self, GameError, GameRecord, GameSettings};
 use crate::ledger::{GameEntry, PairEntry};
 use crate::openings::Opening;
 use crate::players::{EngineError, Player, PlayerSpec};
+use crate::timecontrol::TimeControl;
 
 /// Creates a player from its spec (the real one is
 /// [`crate::players::start_player`]; tests substitute scripted players).
@@ -159,6 +160,141 @@ pub enum RunnerError<E> {
     },
     #[error("cannot start a worker thread: {0}")]
     Thread(std::io::Error),
+    /// The machine cannot play this many games at once (checked before any
+    /// engine starts).
+    #[error(transparent)]
+    Concurrency(#[from] ConcurrencyError),
+}
+
+/// More games at once than the machine can run.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ConcurrencyError {
+    #[error(
+        "concurrency {workers} is more than this machine can use: {cores} cores, at most \
+         {most} games at once (with a clock, use at most {cores})"
+    )]
+    Cores {
+        workers: usize,
+        cores: usize,
+        most: usize,
+    },
+    #[error(
+        "concurrency {workers} needs about {need} MB ({per_game} MB per game: two \
+         engines with their hash) but {available} MB are available: use at most {most}"
+    )]
+    Memory {
+        workers: usize,
+        need: u64,
+        per_game: u64,
+        available: u64,
+        most: u64,
+    },
+    /// Not even one game fits: fewer games at once would not help.
+    #[error(
+        "one game needs about {per_game} MB (two engines with a hash of up to {hash} MB) but \
+         {available} MB are available: lower the Hash of engine '{engine}' ({hash} MB)"
+    )]
+    GameTooLarge {
+        engine: String,
+        hash: u64,
+        per_game: u64,
+        available: u64,
+    },
+}
+
+/// Memory one game slot needs beyond the hash tables (buffers, threads,
+/// the in-process engine's tables), measured generously.
+const SLOT_OVERHEAD_MB: u64 = 32;
+/// Hash an engine gets when its options do not say (the UCI default of
+/// karsinta-engine and most engines).
+const ASSUMED_HASH_MB: u64 = 16;
+/// Games at once per core beyond which every game only waits for a core.
+const MAX_GAMES_PER_CORE: usize = 8;
+
+/// Check that `workers` games at once between `engines` fit this machine:
+/// at most [`MAX_GAMES_PER_CORE`] per core and what the available memory
+/// holds (two engines per game, each with its hash). Returns a warning for
+/// a concurrency that is allowed but distorts the games: more games than
+/// cores under a time-based limit, where each engine thinks with less than
+/// the core its clock assumes. [`play_pairs`] checks this itself; callers
+/// that write files first check it earlier.
+pub fn check_concurrency(
+    engines: &[PlayerSpec],
+    tc: &TimeControl,
+    workers: usize,
+) -> Result<Option<String>, ConcurrencyError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    check_concurrency_on(engines, tc, workers, cores, available_memory_mb())
+}
+
+/// [`check_concurrency`] for a machine with `cores` and `available` MB.
+fn check_concurrency_on(
+    engines: &[PlayerSpec],
+    tc: &TimeControl,
+    workers: usize,
+    cores: usize,
+    available: Option<u64>,
+) -> Result<Option<String>, ConcurrencyError> {
+    let most = cores * MAX_GAMES_PER_CORE;
+    if workers > most {
+        return Err(ConcurrencyError::Cores {
+            workers,
+            cores,
+            most,
+        });
+    }
+    let hash = |s: &PlayerSpec| {
+        s.options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("hash"))
+            .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+            .unwrap_or(ASSUMED_HASH_MB)
+    };
+    let biggest = engines.iter().max_by_key(|s| hash(s));
+    let max_hash = biggest.map_or(ASSUMED_HASH_MB, hash);
+    let per_game = max_hash.saturating_mul(2).saturating_add(SLOT_OVERHEAD_MB);
+    if let Some(available) = available {
+        if per_game > available {
+            return Err(ConcurrencyError::GameTooLarge {
+                engine: biggest.map_or_else(String::new, |s| s.name.clone()),
+                hash: max_hash,
+                per_game,
+                available,
+            });
+        }
+        let need = per_game.saturating_mul(workers as u64);
+        if need > available {
+            return Err(ConcurrencyError::Memory {
+                workers,
+                need,
+                per_game,
+                available,
+                most: available / per_game,
+            });
+        }
+    }
+    let effect = match tc {
+        TimeControl::Clock { .. } => {
+            "plays weaker than its clock assumes and loses more games on time"
+        }
+        TimeControl::MoveTime(_) => "searches less than its time per move assumes",
+        TimeControl::Nodes(_) | TimeControl::Depth(_) => return Ok(None),
+    };
+    Ok((workers > cores).then(|| {
+        format!(
+            "concurrency {workers} is more than the {cores} cores of this machine: at {tc} \
+             each engine then thinks with less than a core and {effect}; use at most {cores} \
+             unless that is what you want"
+        )
+    }))
+}
+
+/// `MemAvailable` from /proc/meminfo (Linux), in MB.
+fn available_memory_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 enum Message {
@@ -333,7 +469,9 @@ impl Worker<'_> {
 /// `on_pair` on this thread for each finished pair in finishing order until
 /// the jobs run out, `on_pair` says stop, a stop flag is raised or the games
 /// cannot go on. Jobs are taken lazily: an iterator may compute a job from
-/// results seen so far.
+/// results seen so far. The concurrency is checked first
+/// ([`check_concurrency`], its warning printed on stderr), counting at most
+/// as many games as `jobs` says it can yield.
 pub fn play_pairs<I, E>(
     engines: &[PlayerSpec],
     settings: &GameSettings,
@@ -344,6 +482,11 @@ pub fn play_pairs<I, E>(
 where
     I: Iterator<Item = PairJob> + Send,
 {
+    let most_jobs = jobs.size_hint().1.unwrap_or(usize::MAX);
+    let workers = opts.concurrency.max(1).min(most_jobs.max(1));
+    if let Some(warning) = check_concurrency(engines, &settings.tc, workers)? {
+        eprintln!("warning: {warning}");
+    }
     let factory: PlayerFactory = opts
         .factory
         .clone()
@@ -362,7 +505,7 @@ where
 
     std::thread::scope(|scope| -> Result<(), RunnerError<E>> {
         let (tx, rx) = mpsc::channel();
-        for i in 0..opts.concurrency.max(1) {
+        for i in 0..workers {
             let tx = tx.clone();
             let (queue, abort, factory) = (&queue, &abort, &factory);
             std::thread::Builder::new()
@@ -459,5 +602,86 @@ where
     match failure {
         Some(f) => Err(f),
         None => Ok(ended),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::PlayerKind;
+
+    fn engine(name: &str, hash: Option<&str>) -> PlayerSpec {
+        PlayerSpec {
+            name: name.into(),
+            kind: PlayerKind::Uci,
+            cmd: "/bin/false".into(),
+            args: Vec::new(),
+            dir: None,
+            options: hash
+                .map(|h| vec![("Hash".to_string(), h.to_string())])
+                .unwrap_or_default(),
+            init_timeout: Duration::from_secs(1),
+            stderr_log: None,
+        }
+    }
+
+    #[test]
+    fn concurrency_is_bounded_by_cores_and_memory() {
+        let nodes: TimeControl = "nodes=100".parse().unwrap();
+        let two = [engine("a", None), engine("b", Some("64"))];
+        let e = check_concurrency_on(&two, &nodes, 17, 2, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "concurrency 17 is more than this machine can use: 2 cores, at most 16 games at \
+             once (with a clock, use at most 2)"
+        );
+        assert_eq!(check_concurrency_on(&two, &nodes, 16, 2, None), Ok(None));
+        // 2 * 64 + 32 MB per game: 7 games fit into 1000 MB.
+        let e = check_concurrency_on(&two, &nodes, 8, 2, Some(1000)).unwrap_err();
+        assert_eq!(
+            e,
+            ConcurrencyError::Memory {
+                workers: 8,
+                need: 1280,
+                per_game: 160,
+                available: 1000,
+                most: 6
+            }
+        );
+        assert!(e.to_string().ends_with("use at most 6"), "{e}");
+        assert_eq!(
+            check_concurrency_on(&two, &nodes, 6, 2, Some(1000)),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_game_larger_than_the_memory_asks_for_less_hash_not_fewer_games() {
+        let nodes: TimeControl = "nodes=100".parse().unwrap();
+        let big = [engine("small", Some("16")), engine("huge", Some("200000"))];
+        let e = check_concurrency_on(&big, &nodes, 1, 2, Some(8000)).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("lower the Hash of engine 'huge' (200000 MB)"),
+            "{text}"
+        );
+        assert!(!text.contains("use at most"), "{text}");
+    }
+
+    #[test]
+    fn more_games_than_cores_on_a_clock_warns() {
+        let two = [engine("a", None), engine("b", None)];
+        for tc in ["10+0.1", "40/60", "movetime=0.5"] {
+            let tc: TimeControl = tc.parse().unwrap();
+            let w = check_concurrency_on(&two, &tc, 3, 2, None).unwrap();
+            let w = w.unwrap_or_else(|| panic!("{tc}: no warning"));
+            assert!(w.contains("more than the 2 cores"), "{w}");
+            assert_eq!(check_concurrency_on(&two, &tc, 2, 2, None), Ok(None));
+        }
+        // Fixed nodes or depth: the games do not depend on the CPU time.
+        for tc in ["nodes=100", "depth=3"] {
+            let tc: TimeControl = tc.parse().unwrap();
+            assert_eq!(check_concurrency_on(&two, &tc, 16, 2, None), Ok(None));
+        }
     }
 }

@@ -53,6 +53,14 @@ fn signed(x: Option<f64>, decimals: usize) -> String {
     }
 }
 
+/// `55.0%`, or `n/a` for a figure that does not exist (no games).
+pub fn percent(x: Option<f64>) -> String {
+    x.map_or_else(
+        || "n/a".to_string(),
+        |v| format!("{}%", fmt_opt(Some(v * 100.0), 1)),
+    )
+}
+
 /// The content of `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -84,7 +92,8 @@ pub struct Summary {
     pub losses: u64,
     /// `[LL, LD, DD+WL, DW, WW]` game pairs.
     pub pentanomial: [u64; 5],
-    pub score: f64,
+    /// Points per game; `null` without games.
+    pub score: Option<f64>,
     /// `null` where the counts cannot support the figure (no games, a
     /// perfect score, no spread yet): see [`Estimate`].
     pub elo: Option<f64>,
@@ -97,8 +106,8 @@ pub struct Summary {
     pub nelo_error: Option<f64>,
     /// Fraction of drawn games: drawn games over games, counted game by
     /// game. The same definition everywhere in the summary (each pairing's
-    /// `estimate.draw_ratio` too).
-    pub draw_ratio: f64,
+    /// `estimate.draw_ratio` too); `null` without games.
+    pub draw_ratio: Option<f64>,
     /// How games ended, every kind listed.
     pub terminations: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,7 +196,7 @@ impl Summary {
                 pentanomial: pt.penta.0,
                 estimate: Estimate {
                     // Exact from the games, not the pentanomial bound.
-                    draw_ratio: pt.wdl.draw_ratio(),
+                    draw_ratio: (pt.wdl.games() > 0).then(|| pt.wdl.draw_ratio()),
                     ..pt.penta.estimate()
                 },
             })
@@ -229,7 +238,7 @@ impl Summary {
             nelo_error: est.nelo_error,
             // Drawn games over all games: the counts are exact here, unlike
             // the pentanomial bound, which counts WL pairs as draws.
-            draw_ratio: first.wdl.draw_ratio(),
+            draw_ratio: (first.wdl.games() > 0).then(|| first.wdl.draw_ratio()),
             terminations,
             sprt: tally.sprt(status),
             pairings,
@@ -253,15 +262,22 @@ impl Summary {
     /// The one-line progress message.
     pub fn progress_line(&self) -> String {
         let mut s = format!(
-            "W {} D {} L {}  Elo {} +- {}",
+            "W {} D {} L {}  Score {}  Elo {} +- {}",
             self.wins,
             self.draws,
             self.losses,
+            percent(self.score),
             signed(self.elo, 1),
             fmt_opt(self.elo_error, 1)
         );
         if let Some(sp) = &self.sprt {
-            let _ = write!(s, "  LLR {:.2} ({:.2}, {:.2})", sp.llr, sp.lower, sp.upper);
+            let _ = write!(
+                s,
+                "  LLR {} ({}, {})",
+                two_decimals(sp.llr),
+                two_decimals(sp.lower),
+                two_decimals(sp.upper)
+            );
         }
         s
     }
@@ -297,20 +313,22 @@ impl Summary {
             };
             let _ = writeln!(
                 s,
-                "LLR   | {:.2} ({:.2}, {:.2}) {verdict}",
-                sp.llr, sp.lower, sp.upper
+                "LLR   | {} ({}, {}) {verdict}",
+                two_decimals(sp.llr),
+                two_decimals(sp.lower),
+                two_decimals(sp.upper)
             );
         } else {
             let _ = writeln!(s, "TC    | {}", self.time_control);
         }
         let _ = writeln!(
             s,
-            "Games | N: {} W: {} L: {} D: {}  draw ratio {:.1}%",
+            "Games | N: {} W: {} L: {} D: {}  draw ratio {}",
             self.first_engine_games,
             self.wins,
             self.losses,
             self.draws,
-            self.draw_ratio * 100.0
+            percent(self.draw_ratio)
         );
         if self.first_engine_games != self.games {
             let _ = writeln!(
@@ -372,6 +390,76 @@ mod tests {
     use super::*;
     use crate::game::GameResult;
     use crate::tally::tests::pair;
+
+    fn two_engines() -> MatchConfig {
+        let yaml = "engines:\n  - { name: a, type: inprocess }\n  - { name: b, type: inprocess }\n\
+                    time_control: nodes=100\ngames: 10\nseed: 1\n";
+        MatchConfig::from_yaml(
+            yaml,
+            Path::new("/tmp/x.yaml"),
+            &crate::config::Overrides::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_split_pair_is_no_draw_in_either_draw_ratio() {
+        use GameResult::*;
+        let mut t = Tally::new(pairings(TournamentKind::Match, 2), None);
+        // The first engine wins with White and loses with Black.
+        t.add(&pair(0, 0, 1, [WhiteWins, WhiteWins]));
+        let s = Summary::build(&two_engines(), &t, RunStatus::Finished);
+        assert_eq!(s.pentanomial, [0, 0, 1, 0, 0]);
+        assert_eq!((s.wins, s.draws, s.losses), (1, 0, 1));
+        // The pentanomial bound would count the WL pair as two draws.
+        assert_eq!(s.pairings[0].estimate.draw_ratio, Some(0.0));
+        assert_eq!(s.draw_ratio, Some(0.0));
+    }
+
+    #[test]
+    fn no_games_no_score_and_no_draw_ratio() {
+        let t = Tally::new(pairings(TournamentKind::Match, 2), None);
+        let s = Summary::build(&two_engines(), &t, RunStatus::Running);
+        assert_eq!((s.score, s.draw_ratio), (None, None));
+        assert_eq!(s.pairings[0].estimate.score, None);
+        assert_eq!(s.pairings[0].estimate.draw_ratio, None);
+        let json = serde_json::to_value(&s).unwrap();
+        assert!(
+            json["score"].is_null() && json["draw_ratio"].is_null(),
+            "{json}"
+        );
+        let text = s.text_block();
+        assert!(text.contains("D: 0  draw ratio n/a"), "{text}");
+    }
+
+    #[test]
+    fn the_progress_line_has_the_score_and_no_negative_zero() {
+        use GameResult::*;
+        let mut t = Tally::new(
+            pairings(TournamentKind::Match, 2),
+            Some(
+                crate::stats::SprtParams::new(
+                    0.0,
+                    5.0,
+                    0.05,
+                    0.05,
+                    crate::stats::EloModel::Normalized,
+                )
+                .unwrap(),
+            ),
+        );
+        t.add(&pair(0, 0, 1, [WhiteWins, Draw]));
+        let mut s = Summary::build(&two_engines(), &t, RunStatus::Running);
+        let line = s.progress_line();
+        assert!(line.starts_with("W 1 D 1 L 0  Score 75.0%  Elo "), "{line}");
+        if let Some(sp) = s.sprt.as_mut() {
+            sp.llr = -0.001;
+        }
+        let line = s.progress_line();
+        assert!(line.contains("LLR 0.00 (-2.94, 2.94)"), "{line}");
+        let block = s.text_block();
+        assert!(block.contains("LLR   | 0.00 (-2.94, 2.94)"), "{block}");
+    }
 
     #[test]
     fn ratings_order_engines() {

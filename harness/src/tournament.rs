@@ -12,10 +12,13 @@
 //! the number of workers or on which worker plays a pair.
 //!
 //! A run folder belongs to one run: a new run needs a missing or empty
-//! folder and claims it by creating the ledger exclusively; the ledger stays
-//! locked while the run writes. `fingerprint.json` records every config
-//! value that decides the games, and `--resume` refuses a folder whose
-//! config no longer matches it.
+//! folder and claims it by creating `config.yaml` exclusively, whole (a
+//! temporary file hard-linked into place), then writes `fingerprint.json`
+//! and only then the ledger, which stays locked while the run writes: a
+//! kill at any point leaves a folder that a new run may use (only temporary
+//! files) or that `--resume` continues (a config). `fingerprint.json`
+//! records every config value that decides the games, and `--resume`
+//! refuses a folder whose config no longer matches it.
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal as _, Write as _};
@@ -35,7 +38,9 @@ use crate::openings::{
 use crate::pgn::{self, MatchTags, UtcTime};
 use crate::players::{EngineError, PlayerKind, PlayerSpec};
 pub use crate::runner::PlayerFactory;
-use crate::runner::{play_pairs, Ended, Flow, PairJob, PlayOptions, RunnerError};
+use crate::runner::{
+    check_concurrency, play_pairs, ConcurrencyError, Ended, Flow, PairJob, PlayOptions, RunnerError,
+};
 use crate::stats::SprtDecision;
 use crate::summary::{pairings, Pairing, RunStatus, Summary, Tally};
 
@@ -97,13 +102,21 @@ pub enum MatchError {
     NotEmpty(PathBuf),
     #[error("{0} is in use by another karsinta run")]
     InUse(PathBuf),
+    #[error("{0} is not a folder: a new run needs a missing or empty folder")]
+    NotAFolder(PathBuf),
+    #[error(
+        "{path} is missing, but config.yaml was written by a version that records it \
+         (it has max_start_failures): without it the resume cannot check that the config \
+         still decides the games as before; restore fingerprint.json or start a new run"
+    )]
+    FingerprintMissing { path: PathBuf },
     /// An engine that does not start (or answer its handshake) before the
     /// first game: the match cannot be played as configured.
     #[error("engine {engine}: {message}")]
     Setup { engine: String, message: String },
     /// The machine cannot run this many games at once.
-    #[error("{0}")]
-    Concurrency(String),
+    #[error(transparent)]
+    Concurrency(#[from] ConcurrencyError),
     #[error(
         "{path}: the config no longer matches the run's fingerprint.json in what decides \
          the games ({keys}); restore it or start a new run"
@@ -134,6 +147,8 @@ impl MatchError {
                 | MatchError::Exists(_)
                 | MatchError::NotEmpty(_)
                 | MatchError::InUse(_)
+                | MatchError::NotAFolder(_)
+                | MatchError::FingerprintMissing { .. }
                 | MatchError::Setup { .. }
                 | MatchError::Concurrency(_)
                 | MatchError::ConfigChanged { .. }
@@ -525,11 +540,30 @@ fn changed_keys(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) 
     keys.into_iter()
         .filter(|k| old.get(*k) != new.get(*k))
         .map(|k| {
-            let show = |v: Option<&String>| v.map_or("(none)".to_string(), Clone::clone);
+            let show = |v: Option<&String>| match v {
+                Some(v) => v.clone(),
+                None => default_value(k).map_or("(none)".to_string(), |d| format!("{d} (default)")),
+            };
             format!("{k}: {} -> {}", show(old.get(k)), show(new.get(k)))
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The default of a fingerprint key that is left out at its default: an
+/// in-process engine's parameter (`engines[1].params.null_move_r`), which
+/// the resolved config lists only where it differs from the table.
+fn default_value(key: &str) -> Option<String> {
+    let (engine, name) = key.split_once("].params.")?;
+    engine.strip_prefix("engines[")?.parse::<usize>().ok()?;
+    let i = karsinta_engine::Params::index_of(name)?;
+    let spec = &karsinta_engine::Params::specs()[i];
+    let value = match spec.kind {
+        karsinta_engine::params::ParamKind::Int => spec.default.to_string(),
+        karsinta_engine::params::ParamKind::Bool => (spec.default != 0).to_string(),
+        karsinta_engine::params::ParamKind::Choice(_) => spec.format_value(spec.default),
+    };
+    Some(value)
 }
 
 /// Create a new, empty run folder at `base`, or at `base-2`, `base-3`, ...
@@ -560,73 +594,144 @@ pub fn remove_if_empty(dir: &Path) {
     let _ = std::fs::remove_dir(dir);
 }
 
-/// A new run's folder must be missing or empty.
+/// Prefix of the temporary files a new run writes its folder's files
+/// through; ending in `.tmp`.
+const TEMP_PREFIX: &str = ".karsinta-";
+
+/// Whether `name` is a temporary file of [`write_new`] (left by a run
+/// killed before it claimed the folder: such a folder counts as empty).
+fn is_claim_temp(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n.starts_with(TEMP_PREFIX) && n.ends_with(".tmp"))
+}
+
+/// A new run's folder must be missing or empty (but for the temporary
+/// files of a run killed before it claimed it).
 fn check_new_run_dir(out: &Path) -> Result<(), MatchError> {
-    match std::fs::read_dir(out) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(io_err(out)(e)),
-        Ok(mut entries) => match entries.next() {
-            None => Ok(()),
-            Some(_) if out.join("ledger.jsonl").exists() => Err(MatchError::Exists(out.into())),
-            Some(_) => Err(MatchError::NotEmpty(out.into())),
+    let entries = match std::fs::read_dir(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory || out.is_file() => {
+            return Err(MatchError::NotAFolder(out.into()))
+        }
+        Err(e) => return Err(io_err(out)(e)),
+        Ok(entries) => entries,
+    };
+    let mut entries = entries.filter(|e| !e.as_ref().is_ok_and(|e| is_claim_temp(&e.file_name())));
+    match entries.next() {
+        None => Ok(()),
+        Some(_)
+            if out.join("ledger.jsonl").exists()
+                || (out.join("config.yaml").exists() && out.join("fingerprint.json").exists()) =>
+        {
+            Err(MatchError::Exists(out.into()))
+        }
+        Some(_) => Err(MatchError::NotEmpty(out.into())),
+    }
+}
+
+/// Write `text` to a new temporary file beside `path` (synced), returning
+/// its path; removed again if the write fails.
+fn write_temp(path: &Path, text: &str) -> Result<PathBuf, MatchError> {
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy());
+    let tmp = path.with_file_name(format!("{TEMP_PREFIX}{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(text.as_bytes())?;
+        f.sync_data()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_err(&tmp)(e));
+    }
+    Ok(tmp)
+}
+
+/// Create `path` with `text` whole and only if it does not exist: the
+/// temporary file is hard-linked into place, which fails if another run
+/// got there first (`false`). Where the file system has no hard links,
+/// an exclusive create and a write (not whole after a kill).
+fn write_new(path: &Path, text: &str) -> Result<bool, MatchError> {
+    let tmp = write_temp(path, text)?;
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(_) => match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut f) => {
+                f.write_all(text.as_bytes()).map_err(io_err(path))?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(io_err(path)(e)),
         },
     }
 }
 
-/// Memory one game slot needs beyond the hash tables (buffers, threads,
-/// the in-process engine's tables), measured generously.
-const SLOT_OVERHEAD_MB: u64 = 32;
-/// Hash an engine gets when its options do not say (the UCI default of
-/// karsinta-engine and most engines).
-const ASSUMED_HASH_MB: u64 = 16;
-/// Games at once per core beyond which every game only waits for a core.
-const MAX_GAMES_PER_CORE: usize = 8;
-
-/// Refuse a concurrency the machine cannot run: more games than
-/// [`MAX_GAMES_PER_CORE`] per core, or more memory than is available (two
-/// engines per game, each with its hash).
-fn check_concurrency(cfg: &MatchConfig, workers: usize) -> Result<(), MatchError> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if workers > cores * MAX_GAMES_PER_CORE {
-        return Err(MatchError::Concurrency(format!(
-            "concurrency {workers} is more than this machine can use: {cores} cores, at most \
-             {} games at once (with a clock, use at most {cores})",
-            cores * MAX_GAMES_PER_CORE
-        )));
-    }
-    let hash = |s: &PlayerSpec| {
-        s.options
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("hash"))
-            .and_then(|(_, v)| v.trim().parse::<u64>().ok())
-            .unwrap_or(ASSUMED_HASH_MB)
-    };
-    let per_game = 2 * cfg
-        .engines
-        .iter()
-        .map(hash)
-        .max()
-        .unwrap_or(ASSUMED_HASH_MB)
-        + SLOT_OVERHEAD_MB;
-    if let Some(avail) = available_memory_mb() {
-        let need = per_game * workers as u64;
-        if need > avail {
-            return Err(MatchError::Concurrency(format!(
-                "concurrency {workers} needs about {need} MB ({per_game} MB per game: two \
-                 engines with their hash) but {avail} MB are available: use at most {}",
-                (avail / per_game).max(1)
-            )));
-        }
-    }
-    Ok(())
+/// Replace `path` with `text` whole (temporary file, rename).
+fn write_replace(path: &Path, text: &str) -> Result<(), MatchError> {
+    let tmp = write_temp(path, text)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err(path)(e)
+    })
 }
 
-/// `MemAvailable` from /proc/meminfo (Linux), in MB.
-fn available_memory_mb() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+/// Whether the run folder's `config.yaml` was written by a version that
+/// always writes `fingerprint.json` (this one on): those write the default
+/// of `max_start_failures` out, a key versions before fingerprints did not
+/// know.
+fn written_with_fingerprint(config: &Path) -> bool {
+    std::fs::read_to_string(config)
+        .ok()
+        .and_then(|t| serde_yaml::from_str::<serde_yaml::Value>(&t).ok())
+        .is_some_and(|v| v.get("max_start_failures").is_some())
+}
+
+/// A resumed run's config must still decide the games as it did. Without
+/// `fingerprint.json` there is nothing to compare: fine for a folder whose
+/// run played nothing yet (killed while claiming its folder: the
+/// fingerprint is written on) or that an older version wrote, refused for
+/// one this version wrote (`max_start_failures` in its config: the file
+/// was deleted). Returns whether the fingerprint is to be written.
+fn check_resumed_config(
+    out: &Path,
+    fingerprint: &BTreeMap<String, String>,
+) -> Result<bool, MatchError> {
+    let path = out.join("fingerprint.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let old: BTreeMap<String, String> =
+                serde_json::from_str(&text).map_err(|e| MatchError::Io {
+                    path: path.clone(),
+                    source: std::io::Error::other(e),
+                })?;
+            if old != *fingerprint {
+                return Err(MatchError::ConfigChanged {
+                    path: out.join("config.yaml"),
+                    keys: changed_keys(&old, fingerprint),
+                });
+            }
+            Ok(false)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let ledger = out.join("ledger.jsonl");
+            let played = std::fs::metadata(&ledger).is_ok_and(|m| m.len() > 0);
+            if !played {
+                Ok(true)
+            } else if written_with_fingerprint(&out.join("config.yaml")) {
+                Err(MatchError::FingerprintMissing { path })
+            } else {
+                Ok(false)
+            }
+        }
+        Err(e) => Err(io_err(&path)(e)),
+    }
 }
 
 /// Run (or resume) the match `cfg` into `opts.out_dir` and return the final
@@ -666,47 +771,27 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     }
     let total_pairs = total_pairs(cfg);
 
-    // A resumed run: the config must still decide the games as it did.
     let fingerprint = config_fingerprint(&resolved);
-    if opts.resume {
-        match std::fs::read_to_string(&fingerprint_path) {
-            Ok(text) => {
-                let old: BTreeMap<String, String> =
-                    serde_json::from_str(&text).map_err(|e| MatchError::Io {
-                        path: fingerprint_path.clone(),
-                        source: std::io::Error::other(e),
-                    })?;
-                if old != fingerprint {
-                    return Err(MatchError::ConfigChanged {
-                        path: out.join("config.yaml"),
-                        keys: changed_keys(&old, &fingerprint),
-                    });
-                }
-            }
-            // Run folders from before fingerprints: nothing to compare.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_err(&fingerprint_path)(e)),
-        }
-    }
-    check_concurrency(cfg, cfg.concurrency.min(total_pairs.max(1) as usize))?;
+    let fingerprint_text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default() + "\n";
+    let write_fingerprint = opts.resume && check_resumed_config(out, &fingerprint)?;
+    // Before the folder is written; the runner checks again and warns.
+    let workers = cfg.concurrency.min(total_pairs.max(1) as usize);
+    check_concurrency(&cfg.engines, &cfg.settings.tc, workers)?;
     // From `cfg.engines`, without stderr logs: the folder may not exist yet.
     let schedule = build_schedule(cfg, openings)?;
 
-    // Claim the folder: a new run creates the ledger exclusively, and the
-    // lock keeps a second process (a double resume) out while this one writes.
+    // Claim the folder: a new run creates config.yaml exclusively (a second
+    // run started into the same folder finds it taken), then the
+    // fingerprint, each whole, and the ledger last, so that a folder with a
+    // ledger always has what `--resume` needs. The ledger's lock keeps a
+    // second process (a double resume) out while this one writes.
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     if !opts.resume {
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&ledger_path)
-        {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(MatchError::InUse(out.clone()))
-            }
-            Err(e) => return Err(io_err(&ledger_path)(e)),
+        if !write_new(&out.join("config.yaml"), &resolved.resolved_yaml())? {
+            return Err(MatchError::InUse(out.clone()));
         }
+        write_replace(&fingerprint_path, &fingerprint_text)?;
+        std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
     }
     let lock = std::fs::OpenOptions::new()
         .append(true)
@@ -716,12 +801,8 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     if lock.try_lock().is_err() {
         return Err(MatchError::InUse(out.clone()));
     }
-    if !opts.resume {
-        let p = out.join("config.yaml");
-        std::fs::write(&p, resolved.resolved_yaml()).map_err(io_err(&p))?;
-        let text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default();
-        std::fs::write(&fingerprint_path, text + "\n").map_err(io_err(&fingerprint_path))?;
-        std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
+    if write_fingerprint {
+        write_replace(&fingerprint_path, &fingerprint_text)?;
     }
 
     // Replay the ledger: finished pairs are counted once, in finishing order.
@@ -858,6 +939,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             )));
         }
         Err(RunnerError::Thread(e)) => return Err(io_err(Path::new("worker thread"))(e)),
+        Err(RunnerError::Concurrency(e)) => return Err(e.into()),
     }
 
     rewrite_pgn(&pgn_path, &counted)?;

@@ -95,6 +95,9 @@ fn sigkilled_harness_leaves_no_wrapped_engine_behind() {
     }
     let all = read_pids();
     let children = all[all.len() - 2..].to_vec();
+    // Pids before those are the setup handshake's run of the wrapper: its
+    // stray helper must not outlive the harness either.
+    let setup = all[..all.len() - 2].to_vec();
     assert!(
         children.iter().all(|p| !dead(p)),
         "started and running: {all:?}"
@@ -102,10 +105,18 @@ fn sigkilled_harness_leaves_no_wrapped_engine_behind() {
     harness.kill().unwrap(); // SIGKILL: no handler of the harness runs
     harness.wait().unwrap();
     let start = Instant::now();
-    while !children.iter().all(|p| dead(p)) {
+    loop {
+        let alive = |pids: &[String]| -> Vec<String> {
+            pids.iter().filter(|p| !dead(p)).cloned().collect()
+        };
+        let (setup_alive, play_alive) = (alive(&setup), alive(&children));
+        if setup_alive.is_empty() && play_alive.is_empty() {
+            break;
+        }
         assert!(
             start.elapsed() < Duration::from_secs(5),
-            "processes of the wrapper survived the harness: {children:?}"
+            "processes of the wrapper survived the harness: setup handshake's {setup_alive:?} \
+             (of {setup:?}), playing engine's {play_alive:?} (of {children:?})"
         );
         std::thread::sleep(Duration::from_millis(20));
     }

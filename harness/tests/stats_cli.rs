@@ -151,6 +151,27 @@ fn readable_summary() {
 }
 
 #[test]
+fn no_games_have_no_score_and_no_draw_ratio() {
+    for counts in [["--wdl", "0,0,0"], ["--ptnml", "0,0,0,0,0"]] {
+        let mut args = vec!["stats"];
+        args.extend(counts);
+        let out = karsinta(&args);
+        assert!(out.status.success(), "{counts:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("Score | n/a  draw ratio n/a"), "{text}");
+        args.push("--json");
+        let v = json(&args);
+        assert!(v["score"].is_null() && v["draw_ratio"].is_null(), "{v}");
+    }
+    // One game is enough for both.
+    let v = json(&["stats", "--wdl", "0,1,0", "--json"]);
+    assert_eq!(
+        (v["score"].as_f64(), v["draw_ratio"].as_f64()),
+        (Some(0.5), Some(1.0))
+    );
+}
+
+#[test]
 fn expected_games_calculator() {
     let v = json(&[
         "stats",

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{fake_config, summary_json, FAKE, KARSINTA};
@@ -16,7 +16,9 @@ use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::game::GameRecord;
 use karsinta_harness::openings::Opening;
 use karsinta_harness::players::{PlayerKind, PlayerSpec};
-use karsinta_harness::runner::{play_pairs, Ended, Flow, PairJob, PlayOptions};
+use karsinta_harness::runner::{
+    play_pairs, ConcurrencyError, Ended, Flow, PairJob, PlayOptions, PlayerFactory, RunnerError,
+};
 use karsinta_harness::tournament::{claim_new_run_dir, run_match, RunOptions};
 
 fn karsinta(args: &[&str], dir: &Path) -> Output {
@@ -189,6 +191,223 @@ fn new_runs_never_share_a_folder() {
     assert!(again.to_string().contains("already holds a run"), "{again}");
 }
 
+/// `config.yaml` after `edit`, then `--resume`: its output.
+fn resume_after(run: &Path, edit: impl Fn(&str) -> String) -> Output {
+    let path = run.join("config.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(&text)).unwrap();
+    karsinta(
+        &["match", "--resume", run.to_str().unwrap(), "-q"],
+        run.parent().unwrap(),
+    )
+}
+
+#[test]
+fn a_kill_while_a_run_claims_its_folder_leaves_it_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    // A file size limit of 0 kills the harness (SIGXFSZ) at its first
+    // write of a byte to a file, which is the claim of its run folder.
+    let o = Command::new("sh")
+        .args(["-c", "ulimit -f 0 && exec \"$@\"", "sh", KARSINTA])
+        .args(["match", cfg.to_str().unwrap(), "--out", "run", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    assert!(run.is_dir(), "{}", text(&o));
+    // A ledger means a run to resume; without one the folder is free.
+    let o = if run.join("ledger.jsonl").exists() {
+        karsinta(&["match", "--resume", "run", "-q"], dir.path())
+    } else {
+        karsinta(
+            &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+            dir.path(),
+        )
+    };
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(summary_json(&run)["games"], 4);
+
+    // The states a kill can leave after the claim: the config, the
+    // fingerprint too, an empty ledger too. Each resumes from zero.
+    let files: &[&[&str]] = &[
+        &["config.yaml"],
+        &["config.yaml", "fingerprint.json"],
+        &["config.yaml", "fingerprint.json", "ledger.jsonl"],
+    ];
+    for (i, names) in files.iter().enumerate() {
+        let left = dir.path().join(format!("left{i}"));
+        std::fs::create_dir(&left).unwrap();
+        for name in *names {
+            if *name == "ledger.jsonl" {
+                std::fs::write(left.join(name), "").unwrap();
+            } else {
+                std::fs::copy(run.join(name), left.join(name)).unwrap();
+            }
+        }
+        let name = format!("left{i}");
+        // Not free for a new run: it holds one to resume.
+        if names.len() > 1 {
+            let o = karsinta(
+                &["match", cfg.to_str().unwrap(), "--out", &name, "-q"],
+                dir.path(),
+            );
+            assert_eq!(o.status.code(), Some(2), "{names:?}: {}", text(&o));
+            assert!(text(&o).contains("--resume"), "{names:?}: {}", text(&o));
+        }
+        let o = karsinta(&["match", "--resume", &name, "-q"], dir.path());
+        assert!(o.status.success(), "{names:?}: {}", text(&o));
+        let s = summary_json(&left);
+        assert_eq!(
+            (s["games"].as_u64(), &s["status"]),
+            (Some(4), &"finished".into()),
+            "{names:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(left.join("fingerprint.json")).unwrap(),
+            std::fs::read_to_string(run.join("fingerprint.json")).unwrap(),
+            "{names:?}"
+        );
+    }
+}
+
+#[test]
+fn resume_without_the_fingerprint_it_wrote_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    std::fs::remove_file(run.join("fingerprint.json")).unwrap();
+    let o = resume_after(&run, |t| t.replace("seed: 5", "seed: 6"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("fingerprint.json is missing") && err.contains("max_start_failures"),
+        "{err}"
+    );
+    // A folder of a version from before fingerprints: nothing to compare.
+    let o = resume_after(&run, |t| {
+        t.lines()
+            .filter(|l| !l.starts_with("max_start_failures:"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn a_parameter_put_back_to_its_default_shows_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.yaml"),
+        "engines:
+  - { name: a, type: inprocess }
+  - { name: b, type: inprocess, params: { null_move_r: 4 } }
+time_control: nodes=100
+games: 2
+seed: 1
+",
+    )
+    .unwrap();
+    let o = karsinta(&["match", "p.yaml", "--out", "run", "-q"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    let o = resume_after(&run, |t| t.replace("null_move_r: 4", "null_move_r: 3"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("engines[1].params.null_move_r: 4 -> 3 (default)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn out_naming_a_file_is_a_setup_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    std::fs::write(dir.path().join("taken"), "precious\n").unwrap();
+    for out in ["taken", "taken/run"] {
+        let o = karsinta(
+            &["match", cfg.to_str().unwrap(), "--out", out, "-q"],
+            dir.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{out}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is not a folder"), "{out}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("taken")).unwrap(),
+        "precious\n"
+    );
+}
+
+#[test]
+fn two_matches_started_at_once_without_out_get_their_own_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("same.yaml"),
+        "engines:
+  - { name: a, type: inprocess }
+  - { name: b, type: inprocess }
+time_control: nodes=200
+games: 8
+concurrency: 1
+seed: 3
+",
+    )
+    .unwrap();
+    // Both default to results/same-<UTC second> under the working directory.
+    let start = || {
+        Command::new(KARSINTA)
+            .args(["match", "same.yaml", "-q"])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(), start());
+    let folders: Vec<std::path::PathBuf> = [a, b]
+        .into_iter()
+        .map(|child| {
+            let o = child.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", text(&o));
+            let out = String::from_utf8_lossy(&o.stdout);
+            let line = out.lines().find_map(|l| l.strip_prefix("Run   | "));
+            let folder = line.and_then(|l| l.split(" (").next()).unwrap_or_default();
+            assert!(folder.starts_with("results/same-"), "{out}");
+            dir.path().join(folder)
+        })
+        .collect();
+    assert_ne!(folders[0], folders[1]);
+    for f in &folders {
+        // Exactly this run's four pairs, each once, and its games only.
+        let ledger = std::fs::read_to_string(f.join("ledger.jsonl")).unwrap();
+        let mut pairs: Vec<u64> = ledger
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["pair"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, [0, 1, 2, 3], "{}", f.display());
+        let pgn = std::fs::read_to_string(f.join("games.pgn")).unwrap();
+        assert_eq!(pgn.matches("[Round ").count(), 8, "{}", f.display());
+        assert_eq!(summary_json(f)["games"], 8);
+    }
+    let runs = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 2);
+}
+
 #[test]
 fn a_non_empty_folder_without_a_run_is_refused_and_untouched() {
     let dir = tempfile::tempdir().unwrap();
@@ -221,8 +440,8 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
     std::fs::write(&cfg, text_cfg).unwrap();
     let s = common::run(&cfg, &dir.path().join("run"), &Overrides::default());
     let draws = s.draws as f64 / s.first_engine_games as f64;
-    assert_eq!(s.draw_ratio, draws);
-    assert_eq!(s.pairings[0].estimate.draw_ratio, draws);
+    assert_eq!(s.draw_ratio, Some(draws));
+    assert_eq!(s.pairings[0].estimate.draw_ratio, Some(draws));
 
     // A sweep: the loser plays an illegal move every game.
     let cfg = fake_config(dir.path(), &["--illegal-after", "0"], "");
@@ -243,7 +462,7 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
 #[test]
 fn a_run_without_a_terminal_prints_a_line_per_pair() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "sprt: { elo0: 0, elo1: 5 }\n");
     // stderr is a pipe here, as under CI, nohup or tee.
     let o = karsinta(
         &["match", cfg.to_str().unwrap(), "--out", "run"],
@@ -255,6 +474,13 @@ fn a_run_without_a_terminal_prints_a_line_per_pair() {
     assert_eq!(lines.len(), 2, "{err}");
     assert!(lines[1].starts_with("pair 2/2 (4 games): W "), "{err}");
     assert!(lines[1].contains("Elo"), "{err}");
+    // The score and, with an SPRT, the LLR and its bounds.
+    assert!(lines[1].contains("%  Elo "), "{err}");
+    assert!(
+        lines[1].contains("  LLR ") && lines[1].contains("(-2.94, 2.94)"),
+        "{err}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("-0.00")), "{err}");
 }
 
 #[test]
@@ -280,6 +506,136 @@ fn concurrency_beyond_the_machine_is_refused_with_the_bound() {
         "{err}"
     );
     assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn every_caller_of_the_runner_is_bounded_by_the_machine() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores * 8 >= 1000 {
+        return common::skip("this machine could run 1000 games at once");
+    }
+    let bound = format!("at most {} games at once", cores * 8);
+    // The library itself, before any engine starts.
+    let engines = vec![
+        inprocess("a", karsinta_engine::Params::default()),
+        inprocess("b", karsinta_engine::Params::default()),
+    ];
+    let cfg = MatchConfig::from_parts("lib", &engines, "nodes=100", 2, 1).unwrap();
+    let started = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&started);
+    let factory: PlayerFactory = Arc::new(move |spec: &PlayerSpec| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        karsinta_harness::players::start_player(spec)
+    });
+    let opening = Arc::new(Opening {
+        fen: None,
+        moves: Vec::new(),
+        id: 0,
+    });
+    let jobs = (0..5000u64).map(|pair| PairJob {
+        pair,
+        first: 0,
+        second: 1,
+        opening: Arc::clone(&opening),
+        options: None,
+    });
+    let err = play_pairs(
+        &cfg.engines,
+        &cfg.settings,
+        jobs,
+        &PlayOptions {
+            concurrency: 1000,
+            factory: Some(factory),
+            ..PlayOptions::default()
+        },
+        |_| Ok::<_, std::convert::Infallible>(Flow::Continue),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RunnerError::Concurrency(ConcurrencyError::Cores { workers: 1000, .. })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains(&bound), "{err}");
+    assert_eq!(started.load(Ordering::SeqCst), 0, "no engine was started");
+
+    // `tune spsa -j 1000`: a setup error before its run folder is written.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.yaml"),
+        "name: t\nengines:\n  - name: k\n    type: inprocess\ntime_control: nodes=100\n\
+         spsa:\n  iterations: 2\n  pairs_per_iteration: 2\n  params:\n    null_move_r: { start: 4 }\n",
+    )
+    .unwrap();
+    let o = karsinta(
+        &["tune", "spsa", "t.yaml", "-j", "1000", "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&bound), "{err}");
+    assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn more_games_than_cores_on_a_clock_are_played_with_a_warning() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let j = cores + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", &format!("games: {}", 2 * j))
+        .replace("time_control: nodes=100", "time_control: 10+0.1");
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let jobs = j.to_string();
+    let o = karsinta(
+        &[
+            "match",
+            cfg.to_str().unwrap(),
+            "-j",
+            &jobs,
+            "--out",
+            "run",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "warning: concurrency {j} is more than the {cores} cores of this machine: at 10+0.1"
+        )) && err.contains("loses more games on time"),
+        "{err}"
+    );
+    assert_eq!(err.matches("warning: concurrency").count(), 1, "{err}");
+    // At fixed nodes the CPU time does not change the games: no warning.
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let text_cfg = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("games: 4", &format!("games: {}", 2 * j));
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let o = karsinta(
+        &[
+            "match",
+            cfg.to_str().unwrap(),
+            "-j",
+            &jobs,
+            "--out",
+            "nodes",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("warning"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

@@ -272,10 +272,17 @@ fn summary(r: &Report) -> String {
         }
         (None, None) => {}
     }
+    // No games: neither figure exists (not 50% and 0%).
+    let pct = |x: Option<f64>, d: usize| {
+        x.map_or_else(
+            || "n/a".to_string(),
+            |v| format!("{}%", fmt_opt(Some(100.0 * v), d)),
+        )
+    };
     out += &format!(
-        "Score | {:.2}%  draw ratio {:.1}%\n",
-        100.0 * e.score,
-        100.0 * e.draw_ratio
+        "Score | {}  draw ratio {}\n",
+        pct(e.score, 2),
+        pct(e.draw_ratio, 1)
     );
     out += &format!(
         "Elo   | {} +- {} (95%) [{}, {}]\n",

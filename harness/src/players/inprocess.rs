@@ -16,10 +16,28 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use karsinta_engine::param_spec::ParamError;
 use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
 
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player};
+
+/// `e` for people: an unknown name gets the closest known one, as an
+/// option a UCI engine does not advertise does. `options`: the name was
+/// given as an option, where `Hash` and `Threads` are known too.
+pub fn param_error_text(e: &ParamError, options: bool) -> String {
+    let ParamError::Unknown(name) = e else {
+        return e.to_string();
+    };
+    let mut known: Vec<String> = Params::specs().iter().map(|s| s.name.clone()).collect();
+    if options {
+        known.extend(["Hash".to_string(), "Threads".to_string()]);
+    }
+    match super::closest_name(name, &known) {
+        Some(close) => format!("{e}; did you mean '{close}'?"),
+        None => e.to_string(),
+    }
+}
 
 /// A `karsinta-engine` searcher in this process.
 pub struct InProcessPlayer {
@@ -66,7 +84,7 @@ impl InProcessPlayer {
             } else {
                 params
                     .set_by_name(key, value)
-                    .map_err(|e| bad(e.to_string()))?;
+                    .map_err(|e| bad(param_error_text(&e, true)))?;
             }
         }
         Ok(InProcessPlayer {
@@ -178,7 +196,11 @@ impl Player for InProcessPlayer {
         let mut params = self.base.clone();
         for (key, value) in options {
             params.set_by_name(key, value).map_err(|e| {
-                EngineError::Unsupported(format!("{}: option {key}={value}: {e}", self.name))
+                EngineError::Unsupported(format!(
+                    "{}: option {key}={value}: {}",
+                    self.name,
+                    param_error_text(&e, false)
+                ))
             })?;
         }
         if let Some(s) = self.searcher.as_mut() {
@@ -397,6 +419,22 @@ mod tests {
             let err = InProcessPlayer::new("a".into(), Params::default(), &opts).err();
             assert!(matches!(err, Some(EngineError::Start(_))), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn unknown_parameters_get_the_nearest_name() {
+        let opts = [("null_move_rr".to_string(), "2".to_string())];
+        let err = InProcessPlayer::new("a".into(), Params::default(), &opts).err();
+        let text = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.contains("did you mean 'null_move_r'?"), "{text}");
+        // Set between pairs (a tuner's): parameters only, no Hash.
+        let mut p = InProcessPlayer::new("a".into(), Params::default(), &[]).unwrap();
+        let err = p.configure(&[("nul_move_r".to_string(), "2".to_string())]);
+        let text = err.map_err(|e| e.to_string()).unwrap_err();
+        assert!(text.contains("did you mean 'null_move_r'?"), "{text}");
+        let err = p.configure(&[("hsh".to_string(), "2".to_string())]);
+        let text = err.map_err(|e| e.to_string()).unwrap_err();
+        assert!(!text.contains("did you mean 'Hash'"), "{text}");
     }
 
     #[test]

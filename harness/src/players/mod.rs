@@ -168,7 +168,7 @@ mod process;
 mod uci;
 mod xboard;
 
-pub use inprocess::InProcessPlayer;
+pub use inprocess::{param_error_text, InProcessPlayer};
 pub use process::{cpu_usage, kill_all_children, live_children, CpuUsage};
 pub use uci::UciPlayer;
 pub use xboard::XboardPlayer;

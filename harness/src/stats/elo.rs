@@ -48,8 +48,8 @@ pub(crate) fn phi_inv(p: f64) -> f64 {
 pub struct Estimate {
     /// Games played (twice the pairs for pentanomial counts).
     pub games: u64,
-    /// Points per game (0.5 when no game was played).
-    pub score: f64,
+    /// Points per game.
+    pub score: Option<f64>,
     /// Logistic Elo of the (regularised) mean score.
     pub elo: Option<f64>,
     /// Symmetric half-width `(elo_high - elo_low) / 2`, as fishtest and
@@ -69,7 +69,7 @@ pub struct Estimate {
     /// counts as two draws (exact without WL pairs, an upper bound
     /// otherwise); see [`Pentanomial::draw_ratio`]. A match summary replaces
     /// it with the exact figure from its W/D/L counts.
-    pub draw_ratio: f64,
+    pub draw_ratio: Option<f64>,
 }
 
 /// Two decimals, without the "-0.00" that rounding a tiny negative gives.
@@ -107,12 +107,8 @@ fn estimate(
     let (mu, var) = pdf.mean_var();
     // What the raw counts can support (the regularised pdf always has spread).
     let observed = counts.iter().filter(|&&c| c > 0).count();
-    let score = if games == 0 {
-        0.5
-    } else {
-        points / games as f64
-    };
-    let has_elo = games > 0 && score > 0.0 && score < 1.0;
+    let score = (games > 0).then(|| points / games as f64);
+    let has_elo = score.is_some_and(|s| s > 0.0 && s < 1.0);
     let has_spread = observed >= 2;
     let sd = var.sqrt();
     // Standard error of the mean score per game: the unit variance already is
@@ -149,7 +145,7 @@ fn estimate(
         los: spread(phi((mu - 0.5) / se)),
         nelo: spread(coeff * t),
         nelo_error: spread(coeff * z * (var_t / pdf.n).sqrt()),
-        draw_ratio,
+        draw_ratio: score.map(|_| draw_ratio),
     }
 }
 
@@ -201,21 +197,24 @@ mod tests {
     fn trinomial_counts_and_score() {
         let e = Trinomial::new(30, 50, 20).estimate();
         assert_eq!(e.games, 100);
-        assert_close(e.score, 0.55, 1e-15);
-        assert_close(e.draw_ratio, 0.5, 1e-15);
+        assert_close(e.score.unwrap(), 0.55, 1e-15);
+        assert_close(e.draw_ratio.unwrap(), 0.5, 1e-15);
         let (elo, lo, hi) = (e.elo.unwrap(), e.elo_low.unwrap(), e.elo_high.unwrap());
         assert!(elo > 0.0 && lo < elo && elo < hi);
         let empty = Trinomial::default().estimate();
         assert_eq!(empty.games, 0);
-        assert_eq!(empty.score, 0.5);
+        // No games: no score and no draw ratio, not a 50% that looks measured.
+        assert_eq!((empty.score, empty.draw_ratio), (None, None));
         assert_eq!((empty.elo, empty.elo_error, empty.los), (None, None, None));
+        let empty = Pentanomial::default().estimate();
+        assert_eq!((empty.score, empty.draw_ratio), (None, None));
     }
 
     #[test]
     fn degenerate_counts_have_no_estimates() {
         // 294-0: every pair won twice. No Elo (infinite), no spread.
         let all = Pentanomial([0, 0, 0, 0, 147]).estimate();
-        assert_eq!(all.score, 1.0);
+        assert_eq!(all.score, Some(1.0));
         assert_eq!(
             (all.elo, all.elo_error, all.nelo, all.los),
             (None, None, None, None)

@@ -49,7 +49,11 @@ impl SessionError {
             SessionError::Config(_) | SessionError::Usage(_) | SessionError::Openings(_)
         ) || matches!(
             self,
-            SessionError::Games(RunnerError::Unsupported { .. } | RunnerError::BadOpening { .. })
+            SessionError::Games(
+                RunnerError::Unsupported { .. }
+                    | RunnerError::BadOpening { .. }
+                    | RunnerError::Concurrency(_)
+            )
         )
     }
 }
@@ -109,6 +113,9 @@ pub fn load_config(
         first.name = e.name.clone();
     }
     own.games = raw.games;
+    // Before a run folder is written; the runner checks again as it plays.
+    crate::runner::check_concurrency(&cfg.engines, &cfg.settings.tc, cfg.concurrency)
+        .map_err(RunnerError::<std::io::Error>::Concurrency)?;
     Ok((cfg, setup, own))
 }
 
