@@ -353,4 +353,104 @@ fn config_errors_name_the_key() {
     assert!(e.contains("start") && e.contains("nope.yaml"), "{e}");
     let e = load("dataset: d.bin\nepochs: 3\ntune: [tempo_mg]\nexclude: [tempo]\n");
     assert!(e.contains("no weight is left"), "{e}");
+    let e = load("dataset: d.bin\nepochs: 3\nregularization: -1\n");
+    assert!(e.contains("regularization"), "{e}");
+}
+
+#[test]
+fn occurrences_count_each_scalar_by_its_share_of_the_taper() {
+    use karsinta_engine::eval::weights::IDX;
+    use karsinta_harness::tune::texel::run::occurrences;
+    let w = EvalWeights::default();
+    let mut p = Positions::default();
+    // Phase 24 (every piece on) and phase 0 (kings and pawns). Traces count
+    // White minus Black, so only asymmetric squares have a term.
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1",
+        "3k4/4p3/8/8/8/8/4P3/4K3 w - - 0 1",
+    ] {
+        p.push_trace(&trace(&fen.parse().unwrap(), &w), 0.5);
+    }
+    let n = flat_f64(&w).len();
+    let share = occurrences(&p, n);
+    // The knight on f3 is only in the full middlegame position.
+    let knight = 2 * (IDX.psqt_knight + 21);
+    assert_eq!((share[knight], share[knight + 1]), (1.0, 0.0));
+    // A king on e1 against one on e8 cancels; against d8 it counts, in the
+    // pawn ending: all endgame.
+    let king = 2 * (IDX.psqt_king + 4);
+    assert_eq!((share[king], share[king + 1]), (0.0, 1.0));
+    // Material balanced in both: the pawn count's coefficient is 0.
+    let pawns = 2 * IDX.material_pawn;
+    assert_eq!((share[pawns], share[pawns + 1]), (0.0, 0.0));
+}
+
+/// Tune the synthetic set for `epochs` with extra config `lines`; the
+/// summary and the tuned weights.
+fn tune_with(dir: &Path, data: &Path, out: &str, lines: &str) -> (serde_json::Value, Vec<f64>) {
+    let raw: RawTexelConfig = serde_yaml::from_str(&format!(
+        "dataset: {}\nepochs: 40\nvalidation_fraction: 0.2\nthreads: 1\nlearning_rate: 3\n{lines}",
+        data.display()
+    ))
+    .unwrap();
+    let cfg = TexelConfig::resolve(raw, &dir.join("t.yaml")).unwrap();
+    let opts = TexelRunOptions {
+        out_dir: dir.join(out),
+        quiet: true,
+        ..TexelRunOptions::default()
+    };
+    run_texel(&cfg, &opts).unwrap();
+    let summary =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(out).join("summary.json")).unwrap())
+            .unwrap();
+    let tuned = karsinta_engine::Params::load_yaml(&dir.join(out).join("tuned.yaml")).unwrap();
+    (summary, flat_f64(&tuned.eval))
+}
+
+#[test]
+fn rare_weights_stay_fixed_and_regularization_pulls_toward_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dataset(dir.path());
+    let start = flat_f64(&EvalWeights::default());
+    let moved = |w: &[f64]| w.iter().zip(&start).filter(|(a, b)| a != b).count();
+    let distance = |w: &[f64]| -> f64 { w.iter().zip(&start).map(|(a, b)| (a - b).powi(2)).sum() };
+
+    let (free, w_free) = tune_with(dir.path(), &data, "free", "min_positions: 0\n");
+    assert_eq!(free["rare_scalars"], 0);
+    let (rare, w_rare) = tune_with(dir.path(), &data, "rare", "min_positions: 100\n");
+    let fixed = rare["rare_scalars"].as_u64().unwrap();
+    assert!(fixed > 0, "{rare}");
+    assert!(moved(&w_rare) > 0 && moved(&w_rare) < moved(&w_free));
+    assert_eq!(
+        rare["tuned_scalars"].as_u64().unwrap() + fixed,
+        free["tuned_scalars"].as_u64().unwrap()
+    );
+
+    let (_, w_l2) = tune_with(
+        dir.path(),
+        &data,
+        "l2",
+        "min_positions: 0\nregularization: 0.001\n",
+    );
+    assert!(
+        distance(&w_l2) < distance(&w_free) / 4.0,
+        "{} vs {}",
+        distance(&w_l2),
+        distance(&w_free)
+    );
+
+    // No weight occurs that often: an error naming the key.
+    let raw: RawTexelConfig = serde_yaml::from_str(&format!(
+        "dataset: {}\nepochs: 2\nmin_positions: 1000000\n",
+        data.display()
+    ))
+    .unwrap();
+    let cfg = TexelConfig::resolve(raw, &dir.path().join("t.yaml")).unwrap();
+    let opts = TexelRunOptions {
+        out_dir: dir.path().join("none"),
+        quiet: true,
+        ..TexelRunOptions::default()
+    };
+    let e = run_texel(&cfg, &opts).unwrap_err().to_string();
+    assert!(e.contains("min_positions"), "{e}");
 }

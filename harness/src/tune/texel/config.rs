@@ -55,6 +55,16 @@ pub struct RawTexelConfig {
     /// Fixed K instead of fitting it on the starting weights.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<f64>,
+    /// Weights whose term occurs in fewer training positions than this stay
+    /// fixed (default: 0.1% of the training positions). Adam moves a weight
+    /// seen in a handful of positions as far as a common one, so rare
+    /// weights otherwise fit noise by hundreds of centipawns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_positions: Option<usize>,
+    /// L2 pull of every tuned weight toward its starting value, added to the
+    /// gradient as `2 * regularization * (w - start)` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regularization: Option<f64>,
     /// The `--verify` match: tuned against starting weights, in-process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<RawVerify>,
@@ -98,6 +108,9 @@ pub struct TexelConfig {
     pub threads: usize,
     pub checkpoint_every: usize,
     pub k: Option<f64>,
+    /// `min_positions` as written; `None`: 0.1% of the training positions.
+    pub min_positions: Option<usize>,
+    pub regularization: f64,
     /// With absolute opening path.
     pub verify: Option<RawVerify>,
 }
@@ -210,6 +223,10 @@ impl TexelConfig {
                 return Err(invalid(path, "k", "must be a positive number"));
             }
         }
+        let regularization = raw.regularization.unwrap_or(0.0);
+        if !(regularization >= 0.0 && regularization.is_finite()) {
+            return Err(invalid(path, "regularization", "must be a number >= 0"));
+        }
         let verify = match raw.verify.clone() {
             Some(mut v) => {
                 if let Some(o) = &mut v.openings {
@@ -236,6 +253,8 @@ impl TexelConfig {
             threads,
             checkpoint_every,
             k: raw.k,
+            min_positions: raw.min_positions,
+            regularization,
             verify,
         })
     }
@@ -257,6 +276,8 @@ impl TexelConfig {
             threads: Some(self.threads),
             checkpoint_every: Some(self.checkpoint_every),
             k: self.k,
+            min_positions: self.min_positions,
+            regularization: Some(self.regularization),
             verify: self.verify.clone(),
         };
         format!(

@@ -11,15 +11,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use karsinta_engine::eval::flat_f64;
 use karsinta_engine::eval::weights::{EvalWeights, S};
+use karsinta_engine::eval::{flat_f64, MAX_PHASE};
 use karsinta_engine::params::SearchParams;
 use karsinta_engine::Params;
 use serde::Serialize;
 use thiserror::Error;
 
 use super::config::TexelConfig;
-use super::dataset::{Dataset, DatasetError, Positions};
+use super::dataset::{view_of, Dataset, DatasetError, Positions};
 use super::plot::write_loss_svg;
 use super::tuner::{fit_k, loss, loss_and_gradient, Bounds, TunerState};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawConfig, RawEngine, RawKind};
@@ -79,6 +79,12 @@ pub struct TexelSummary {
     pub valid_positions: usize,
     pub bytes_per_position: f64,
     pub tuned_scalars: usize,
+    /// Selected scalars kept fixed because their terms occur in fewer than
+    /// `min_positions` training positions.
+    #[serde(default)]
+    pub rare_scalars: usize,
+    #[serde(default)]
+    pub min_positions: usize,
     pub start_train_loss: f64,
     pub start_valid_loss: f64,
     /// Losses of the float weights after the last epoch.
@@ -177,6 +183,33 @@ fn write_rows(path: &Path, rows: &[LossRow]) -> Result<(), TexelError> {
     write_atomic(path, s.as_bytes())
 }
 
+/// Per flat scalar (middlegame, endgame of each pair), in how many positions
+/// of `p` it counts: a position whose trace has the pair's term (linear or
+/// inside a king danger sum) counts by its share of the taper, `phase / 24`
+/// for the middlegame scalar and the rest for the endgame one. An endgame
+/// weight seen only in full middlegames moves no score, so it is as rare as
+/// a term seen nowhere.
+pub fn occurrences(p: &Positions, scalars: usize) -> Vec<f64> {
+    let pairs = scalars.div_ceil(2);
+    let mut share = vec![0.0f64; scalars];
+    let mut seen = vec![usize::MAX; pairs];
+    for (i, m) in p.meta.iter().enumerate() {
+        let v = view_of(m, &p.coefs);
+        let mg = f64::from(v.phase.clamp(0, MAX_PHASE)) / f64::from(MAX_PHASE);
+        for &(idx, c) in v.linear.iter().chain(v.danger[0]).chain(v.danger[1]) {
+            let idx = idx as usize;
+            if c != 0 && idx < pairs && seen[idx] != i {
+                seen[idx] = i;
+                share[2 * idx] += mg;
+                if 2 * idx + 1 < scalars {
+                    share[2 * idx + 1] += 1.0 - mg;
+                }
+            }
+        }
+    }
+    share
+}
+
 /// Run (or resume) the tune described by `cfg` in `opts.out_dir`.
 pub fn run_texel(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary, TexelError> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -219,8 +252,27 @@ fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary
     }
     let w0 = flat_f64(&cfg.start_params.eval);
     let specs = EvalWeights::specs();
+    let min_positions = cfg.min_positions.unwrap_or(data.train.len().div_ceil(1000));
+    let occurrences = occurrences(&data.train, w0.len());
+    let tuned: Vec<bool> = cfg
+        .tuned
+        .iter()
+        .zip(&occurrences)
+        .map(|(&t, &n)| t && n >= min_positions as f64)
+        .collect();
+    let rare = cfg.tuned.iter().filter(|&&t| t).count() - tuned.iter().filter(|&&t| t).count();
+    if rare > 0 {
+        say(&format!(
+            "{rare} selected scalars stay fixed: their terms occur in fewer than {min_positions} training positions"
+        ));
+    }
+    if !tuned.iter().any(|&t| t) {
+        return Err(TexelError::Usage(format!(
+            "no selected weight occurs in {min_positions} training positions (min_positions)"
+        )));
+    }
     let bounds = Bounds {
-        tuned: cfg.tuned.clone(),
+        tuned,
         min: specs.iter().map(|s| f64::from(s.min)).collect(),
         max: specs.iter().map(|s| f64::from(s.max)).collect(),
     };
@@ -287,7 +339,15 @@ fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary
             break;
         }
         let t = Instant::now();
-        let (train, grad) = loss_and_gradient(&data.train, &state.weights, k);
+        let (train, mut grad) = loss_and_gradient(&data.train, &state.weights, k);
+        // L2 pull toward the starting weights: it holds weights the data
+        // barely constrains (and directions along which mg and eg trade off)
+        // where they started. Reported losses stay the plain MSE.
+        if cfg.regularization > 0.0 {
+            for ((g, w), s) in grad.iter_mut().zip(&state.weights).zip(&w0) {
+                *g += 2.0 * cfg.regularization * (w - s);
+            }
+        }
         grad_time += t.elapsed().as_secs_f64();
         grad_passes += 1;
         let valid = loss(&data.valid, &state.weights, k);
@@ -342,7 +402,9 @@ fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary
         train_positions: data.train.len(),
         valid_positions: data.valid.len(),
         bytes_per_position: data.bytes_per_position,
-        tuned_scalars: cfg.tuned.iter().filter(|&&t| t).count(),
+        tuned_scalars: bounds.tuned.iter().filter(|&&t| t).count(),
+        rare_scalars: rare,
+        min_positions,
         start_train_loss: first.map_or(f64::NAN, |r| r.train),
         start_valid_loss: first.map_or(f64::NAN, |r| r.valid),
         final_train_loss: loss(&data.train, &state.weights, k),
@@ -455,14 +517,16 @@ fn report(
     );
     let _ = writeln!(
         r,
-        "| tuned scalars | {} of {} |",
+        "| tuned scalars | {} of {} ({} selected ones fixed: in fewer than {} training positions) |",
         s.tuned_scalars,
-        start.len()
+        start.len(),
+        s.rare_scalars,
+        s.min_positions
     );
     let _ = writeln!(
         r,
-        "| optimizer | {:?}, learning rate {} |",
-        cfg.optimizer, cfg.learning_rate
+        "| optimizer | {:?}, learning rate {}, L2 toward the start {} |",
+        cfg.optimizer, cfg.learning_rate, cfg.regularization
     );
     let _ = writeln!(r, "| epochs | {} ({}) |", s.epochs, s.status);
     let _ = writeln!(r, "| K | {:.6} |", s.k);
