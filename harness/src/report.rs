@@ -382,7 +382,7 @@ fn section(h: &mut String, run: &Run, id: &str) {
         esc(&run.name()),
         esc(&run.dir.display().to_string())
     );
-    if !run.summary.is_null() {
+    if is_match_summary(&run.summary) {
         result_block(h, run);
         h.push_str("<div class=\"charts\">");
         progress_charts(h, run, id);
@@ -391,10 +391,56 @@ fn section(h: &mut String, run: &Run, id: &str) {
         pairings_table(h, run);
         faults_table(h, run);
         openings_table(h, run);
+    } else if let Some(fields) = run.summary.as_object() {
+        // A tuner's summary.json: its plain fields, as they are.
+        h.push_str("<table class=\"result\">");
+        for (k, v) in fields {
+            let text = match v {
+                Value::String(t) => t.clone(),
+                Value::Number(_) | Value::Bool(_) => v.to_string(),
+                _ => continue,
+            };
+            let _ = write!(
+                h,
+                "<tr><th class=\"l\">{}</th><td class=\"l\">{}</td></tr>",
+                esc(k),
+                esc(&text)
+            );
+        }
+        h.push_str("</table>");
     }
     for (k, c) in run.csvs.iter().enumerate() {
         csv_charts(h, c, &format!("{id}-csv{k}"));
     }
+}
+
+/// A match's summary.json (what `run_match` writes), as opposed to a
+/// tuner's, which has none of the game counts the match charts draw.
+fn is_match_summary(summary: &Value) -> bool {
+    summary.get("pentanomial").is_some() && summary.get("games").is_some()
+}
+
+/// Columns grouped so that each chart's series share a scale: a column
+/// joins the first group whose largest magnitude is within 10x of its own
+/// (a loss of 0.08 is not drawn on the axis of seconds reaching 100).
+fn scale_groups(series: &[(String, Vec<(f64, f64)>)]) -> Vec<Vec<usize>> {
+    let magnitude = |pts: &[(f64, f64)]| pts.iter().fold(0.0f64, |m, p| m.max(p.1.abs()));
+    let mut groups: Vec<(f64, Vec<usize>)> = Vec::new();
+    for (i, (_, pts)) in series.iter().enumerate() {
+        let m = magnitude(pts);
+        let near = |g: f64| {
+            let (lo, hi) = if g < m { (g, m) } else { (m, g) };
+            hi <= lo * 10.0 || hi == 0.0
+        };
+        match groups.iter_mut().find(|(g, _)| near(*g)) {
+            Some((g, members)) => {
+                *g = g.max(m);
+                members.push(i);
+            }
+            None => groups.push((m, vec![i])),
+        }
+    }
+    groups.into_iter().map(|(_, members)| members).collect()
 }
 
 fn result_block(h: &mut String, run: &Run) {
@@ -824,18 +870,37 @@ const MAX_CSV_CHARTS: usize = 60;
 fn csv_charts(h: &mut String, c: &Columns, id: &str) {
     let _ = write!(h, "<h3>{} (x: {})</h3>", esc(&c.file), esc(&c.x_name));
     h.push_str("<div class=\"charts\">");
+    let groups = scale_groups(&c.series);
     if c.series.len() <= 4 {
-        h.push_str(&line_chart(&Chart {
-            id: format!("{id}-chart"),
-            title: c.file.clone(),
-            x_label: c.x_name.clone(),
-            series: c.series.clone(),
-            band: Vec::new(),
-            lines: Vec::new(),
-            width: 560.0,
-            height: 300.0,
-        }));
+        // Few columns: one chart per common scale.
+        for (k, g) in groups.iter().enumerate() {
+            let series: Vec<_> = g.iter().map(|&i| c.series[i].clone()).collect();
+            let title = if groups.len() == 1 {
+                c.file.clone()
+            } else {
+                series
+                    .iter()
+                    .map(|s| s.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            h.push_str(&line_chart(&Chart {
+                id: if k == 0 {
+                    format!("{id}-chart")
+                } else {
+                    format!("{id}-chart{k}")
+                },
+                title,
+                x_label: c.x_name.clone(),
+                series,
+                band: Vec::new(),
+                lines: Vec::new(),
+                width: 560.0,
+                height: 300.0,
+            }));
+        }
     } else {
+        // Many columns (a tuner's parameters): one small chart each.
         for (k, s) in c.series.iter().take(MAX_CSV_CHARTS).enumerate() {
             h.push_str(&line_chart(&Chart {
                 id: format!("{id}-col{k}"),
@@ -1096,6 +1161,52 @@ fn bar_chart(id: &str, title: &str, bars: &[(String, f64, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_of_other_scales_get_their_own_chart() {
+        let col = |name: &str, ys: &[f64]| {
+            let pts = ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect();
+            (name.to_string(), pts)
+        };
+        let series = vec![
+            col("train_loss", &[0.084, 0.079]),
+            col("valid_loss", &[0.085, 0.080]),
+            col("seconds", &[0.1, 110.0]),
+        ];
+        assert_eq!(scale_groups(&series), vec![vec![0, 1], vec![2]]);
+        let c = Columns {
+            file: "loss.csv".into(),
+            x_name: "epoch".into(),
+            series,
+        };
+        let mut h = String::new();
+        csv_charts(&mut h, &c, "r0-csv0");
+        assert!(h.contains("id=\"r0-csv0-chart\"") && h.contains("id=\"r0-csv0-chart1\""));
+    }
+
+    #[test]
+    fn a_tuner_summary_is_a_table_not_a_match() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("summary.json"),
+            r#"{"name": "tcec3", "status": "finished", "k": 0.0049, "epochs": 1000}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("loss.csv"),
+            "epoch,train_loss\n0,0.08\n1,0.07\n",
+        )
+        .unwrap();
+        let page = render(&[Run::load(dir.path()).unwrap()]);
+        assert!(
+            page.contains("<th class=\"l\">k</th><td class=\"l\">0.0049</td>"),
+            "{page}"
+        );
+        assert!(
+            !page.contains("W / D / L") && !page.contains("Engine faults"),
+            "{page}"
+        );
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {

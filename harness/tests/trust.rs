@@ -883,3 +883,50 @@ fn an_engine_that_never_gets_ready_is_a_setup_error() {
         assert!(!out.exists(), "{args:?}: nothing written");
     }
 }
+
+/// Issue 13 item 9: in-process engines must keep their clock on a loaded
+/// machine as a UCI engine does. Two in-process engines play on a clock at
+/// `-j 2` while three busy loops take the cores: no game may be lost on
+/// time (the search runs on the game's thread and reads the wall clock, so
+/// losing CPU share shortens its depth, never its deadline).
+#[test]
+#[ignore = "slow: clock games under load"]
+fn in_process_engines_keep_their_clock_under_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openings/karsinta-8ply.epd");
+    let cfg = dir.path().join("load.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "name: load\nengines:\n  - name: a\n    type: inprocess\n  - name: b\n    type: inprocess\n    \
+             params: {{ lmr: false }}\ngames: 6\nconcurrency: 2\ntime_control: 3+0.03\nseed: 9\n\
+             openings:\n  file: {}\n  order: random\nadjudication:\n  resign: {{ score_cp: 1000, move_count: 5 }}\n",
+            openings.display()
+        ),
+    )
+    .unwrap();
+    let busy = Arc::new(AtomicBool::new(true));
+    let loops: Vec<_> = (0..3)
+        .map(|_| {
+            let busy = Arc::clone(&busy);
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while busy.load(Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            })
+        })
+        .collect();
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    busy.store(false, Ordering::Relaxed);
+    for l in loops {
+        l.join().unwrap();
+    }
+    assert!(o.status.success(), "{}", text(&o));
+    let s = summary_json(&dir.path().join("run"));
+    assert_eq!(s["games"], 6, "{s}");
+    assert_eq!(s["terminations"]["time_forfeit"], 0, "{s}");
+}

@@ -150,6 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 sp.model.name()
             );
         }
+        super::write_report(&outcome.out_dir);
         println!("Run   | {} ({})", outcome.out_dir.display(), s.status);
         if s.status == "interrupted" {
             std::process::exit(i32::from(super::EXIT_INTERRUPTED));

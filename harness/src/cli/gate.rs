@@ -144,6 +144,7 @@ pub fn run(args: Args) -> ExitCode {
             return setup_error(&message, md.as_deref());
         }
     };
+    super::write_report(&report.out_dir);
     let text = gate::markdown(&report);
     let md_path = md.unwrap_or_else(|| report.out_dir.join("gate.md"));
     if let Err(e) = gate::write_markdown(Some(&md_path), &text) {

@@ -164,9 +164,7 @@ fn play_match(
             return Err(anyhow::Error::new(e).context(format!("match {}", cfg.name)));
         }
     };
-    if let Err(e) = karsinta_harness::report::write(&out_dir) {
-        eprintln!("warning: report.html not written: {e}");
-    }
+    super::write_report(&out_dir);
     Ok((summary, out_dir))
 }
 

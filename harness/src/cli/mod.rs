@@ -14,7 +14,7 @@ pub mod tune;
 pub mod tune_spsa;
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -77,6 +77,14 @@ pub fn usage<T>(message: impl Into<String>) -> anyhow::Result<T> {
 
 /// Exit status after Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Every command that leaves a run folder ends by writing its `report.html`;
+/// a page that cannot be written costs a warning, never the run's result.
+pub fn write_report(dir: &Path) {
+    if let Err(e) = karsinta_harness::report::write(dir) {
+        eprintln!("warning: {}: report.html not written: {e}", dir.display());
+    }
+}
 
 /// Installs the Ctrl-C / SIGTERM handler of a command that plays games and
 /// returns the flag it raises. The first signal raises the flag and only then

@@ -253,6 +253,7 @@ fn texel_tune(a: TexelArgs) -> anyhow::Result<()> {
     if let Some(v) = &s.verify {
         print!("{}", v.text_block());
     }
+    super::write_report(&out_dir);
     println!("Run   | {}", out_dir.display());
     if s.status == "interrupted" {
         eprintln!(

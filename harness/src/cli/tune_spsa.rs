@@ -143,6 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })
         .map_err(session_error)?;
     bar.finish_and_clear();
+    super::write_report(&session.dir);
     print!(
         "{}",
         result_block(&session, started.elapsed().as_secs_f64(), games_before)
@@ -204,6 +205,7 @@ fn verify(session: &Session, quiet: bool, interrupt: Arc<AtomicBool>) -> anyhow:
         eprintln!("verify: {} -> {}", cfg.name, out_dir.display());
     }
     let summary = run_match(&cfg, &opts).map_err(|e| anyhow::anyhow!("verify: {e}"))?;
+    super::write_report(&out_dir);
     println!(
         "{}Run   | {} ({})",
         summary.text_block(),
