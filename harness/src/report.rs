@@ -282,8 +282,7 @@ fn esc(s: &str) -> String {
 }
 
 fn f(v: &Value, digits: usize) -> String {
-    v.as_f64()
-        .map_or_else(|| "n/a".to_string(), |x| format!("{x:.digits$}"))
+    crate::stats::fmt_opt(v.as_f64(), digits)
 }
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}\
@@ -1206,6 +1205,13 @@ mod tests {
             !page.contains("W / D / L") && !page.contains("Engine faults"),
             "{page}"
         );
+    }
+
+    #[test]
+    fn figures_never_read_minus_zero() {
+        assert_eq!(f(&serde_json::json!(-0.0001), 1), "0.0");
+        assert_eq!(f(&serde_json::json!(-0.05), 1), "-0.1");
+        assert_eq!(f(&Value::Null, 1), "n/a");
     }
 
     #[test]
