@@ -392,6 +392,14 @@ fn workers_killed_duplicated_and_cut_off_end_with_the_single_machine_parameters(
         (state.applied, &state.theta, &state.exact, state.counts),
         (12, &s.state.theta, &s.state.exact, s.state.counts)
     );
+    // The export is a run folder `karsinta tune spsa --resume` continues
+    // as it continues the single-machine one.
+    let more = |dir: &Path| {
+        let mut r = Session::resume(dir, Some(13), Some(1)).unwrap();
+        r.run(vec![], |_, _| {}).unwrap();
+        r.state.theta
+    };
+    assert_eq!(more(&exported), more(&single));
     let status = ok(cli(&pg, &["status", "d"]).output().unwrap());
     assert!(status.contains("iteration 12 of 12 applied"), "{status}");
     eprintln!("{status}");
