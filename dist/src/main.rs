@@ -61,8 +61,8 @@ enum Cmd {
     },
     /// Progress, Elo, LLR and per-worker figures.
     Status { test: Option<String> },
-    /// Write a test as a normal run folder (match: games.pgn, ledger.jsonl,
-    /// summary.json; SPSA: the `karsinta tune spsa` run folder).
+    /// Write a test as a normal run folder with its report.html (match:
+    /// games.pgn, ledger.jsonl, summary.json; SPSA: the `tune spsa` files).
     Export {
         test: String,
         #[arg(long)]
@@ -182,6 +182,11 @@ fn run(cli: &Cli) -> Result<ExitCode, (u8, String)> {
                     }
                 })
                 .map_err(runtime)?;
+            // As every karsinta command that leaves a run folder: a page
+            // that cannot be written costs a warning, not the export.
+            if let Err(e) = karsinta_harness::report::write(out) {
+                eprintln!("warning: {}: report.html not written: {e}", out.display());
+            }
             println!("{}: {line}", out.display());
         }
         Cmd::Stop { test } => {

@@ -387,6 +387,8 @@ fn workers_killed_duplicated_and_cut_off_end_with_the_single_machine_parameters(
             "{f}"
         );
     }
+    let html = std::fs::read_to_string(exported.join("report.html")).unwrap();
+    assert!(html.contains("futility_margin_cp_d1"), "report.html");
     let state = output::load_state(&exported).unwrap();
     assert_eq!(
         (state.applied, &state.theta, &state.exact, state.counts),
