@@ -1,7 +1,8 @@
 //! karsinta-dist: one match (or SPSA run) played by workers on many
 //! machines, with PostgreSQL as the shared ledger. There is no server of
 //! ours: every process talks to the database, and the coordination (who
-//! plays which batch, what counts, when the SPRT stops) is in the
+//! plays which batch, what counts, when the SPRT stops, which SPSA update
+//! comes next) is in the
 //! transactions of [`queue`]. Workers play with the harness's runner
 //! library; `karsinta-harness` itself has no database dependency.
 //!
@@ -10,7 +11,7 @@
 //! - [`worker`]: claims, plays and completes batches.
 //! - [`signature`]: engine bench signatures workers must match.
 //! - [`report`]: status and export to a normal run folder.
-//! - [`spsa`]: the database side of distributed SPSA.
+//! - [`spsa`]: SPSA tests: iterations as batches, updates in k order.
 
 pub mod db;
 pub mod queue;

@@ -11,14 +11,14 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use karsinta_dist::db::{self, Db, DbError};
 use karsinta_dist::worker::{run_worker, WorkerOptions};
-use karsinta_dist::{queue, report};
+use karsinta_dist::{queue, report, spsa};
 use karsinta_harness::config::{MatchConfig, Overrides};
 
 #[derive(Parser)]
 #[command(
     name = "karsinta-dist",
     version,
-    about = "Matches on many machines, PostgreSQL as the ledger"
+    about = "Matches and SPSA on many machines, PostgreSQL as the ledger"
 )]
 struct Cli {
     /// libpq connection string or postgresql:// URL (default: $KARSINTA_DATABASE_URL).
@@ -39,7 +39,8 @@ struct Cli {
 enum Cmd {
     /// Create or upgrade the schema.
     Migrate,
-    /// Create a test from a match config (its `dist:` block sets batches and leases).
+    /// Create a test from a match config (its `dist:` block sets batches and
+    /// leases), or an SPSA test from a `karsinta tune spsa` config.
     Create {
         config: PathBuf,
         /// Test name (default: the config's `name`).
@@ -60,7 +61,8 @@ enum Cmd {
     },
     /// Progress, Elo, LLR and per-worker figures.
     Status { test: Option<String> },
-    /// Write a test as a normal run folder (games.pgn, ledger.jsonl, summary.json).
+    /// Write a test as a normal run folder with its report.html (match:
+    /// games.pgn, ledger.jsonl, summary.json; SPSA: the `tune spsa` files).
     Export {
         test: String,
         #[arg(long)]
@@ -99,15 +101,29 @@ fn run(cli: &Cli) -> Result<ExitCode, (u8, String)> {
             println!("schema version {found} -> {}", db::SCHEMA_VERSION);
         }
         Cmd::Create { config, name } => {
-            let cfg =
-                MatchConfig::load(config, &Overrides::default()).map_err(|e| (2, e.to_string()))?;
-            let name = name.clone().unwrap_or_else(|| cfg.name.clone());
-            let mut db = Db::open(&url, patience).map_err(runtime)?;
-            let t = karsinta_dist::create_test(&mut db, &name, &cfg).map_err(runtime)?;
-            println!(
-                "created test {}: {} pairs in {} batches of {}",
-                t.name, t.total_pairs, t.batches, t.batch_pairs
-            );
+            let text = std::fs::read_to_string(config)
+                .map_err(|e| (2, format!("{}: {e}", config.display())))?;
+            if spsa::is_spsa_config(&text) {
+                // Checked before connecting: bad input is a setup error.
+                let run = spsa::SpsaRun::load(&text, config, None, None).map_err(setup)?;
+                let name = name.clone().unwrap_or_else(|| run.cfg.name.clone());
+                let mut db = Db::open(&url, patience).map_err(runtime)?;
+                let t = spsa::create(&mut db, &name, config, &run).map_err(runtime)?;
+                println!(
+                    "created SPSA test {}: {} iterations of {} pairs, window {}",
+                    t.name, t.batches, t.batch_pairs, t.window_batches
+                );
+            } else {
+                let cfg = MatchConfig::from_yaml(&text, config, &Overrides::default())
+                    .map_err(|e| (2, e.to_string()))?;
+                let name = name.clone().unwrap_or_else(|| cfg.name.clone());
+                let mut db = Db::open(&url, patience).map_err(runtime)?;
+                let t = karsinta_dist::create_test(&mut db, &name, &cfg).map_err(runtime)?;
+                println!(
+                    "created test {}: {} pairs in {} batches of {}",
+                    t.name, t.total_pairs, t.batches, t.batch_pairs
+                );
+            }
         }
         Cmd::Worker {
             test,
@@ -146,14 +162,32 @@ fn run(cli: &Cli) -> Result<ExitCode, (u8, String)> {
                     .collect(),
             };
             for n in names {
-                let r = db.run(|c| report::test_report(c, &n)).map_err(runtime)?;
-                println!("{}", r.text().map_err(runtime)?);
+                let text = db.run(|c| report::status_text(c, &n)).map_err(runtime)?;
+                println!("{text}");
             }
         }
         Cmd::Export { test, out } => {
             let mut db = Db::open(&url, patience).map_err(runtime)?;
-            let s = db.run(|c| report::export(c, test, out)).map_err(runtime)?;
-            println!("{}: {}", out.display(), s.progress_line());
+            let line = db
+                .run(|c| {
+                    let t = queue::test_by_name(c, test)?;
+                    if t.is_spsa() {
+                        let s = spsa::export(c, &t, out)?;
+                        Ok(format!(
+                            "SPSA, {} of {} iterations applied",
+                            s.applied, s.iterations
+                        ))
+                    } else {
+                        Ok(report::export(c, test, out)?.progress_line())
+                    }
+                })
+                .map_err(runtime)?;
+            // As every karsinta command that leaves a run folder: a page
+            // that cannot be written costs a warning, not the export.
+            if let Err(e) = karsinta_harness::report::write(out) {
+                eprintln!("warning: {}: report.html not written: {e}", out.display());
+            }
+            println!("{}: {line}", out.display());
         }
         Cmd::Stop { test } => {
             let mut db = Db::open(&url, patience).map_err(runtime)?;

@@ -15,6 +15,9 @@
 //! in pair order (the order one `karsinta match` with one worker counts
 //! them), so its decision does not depend on which batch finished first;
 //! claims only hand out batches within `window_batches` of that prefix.
+//! An SPSA test uses the same batches, leases and window (batch k - 1 is
+//! iteration k, the window is the SPSA one); its completion is
+//! [`crate::spsa::complete`].
 
 use karsinta_harness::config::MatchConfig;
 use karsinta_harness::ledger::PairEntry;
@@ -110,11 +113,13 @@ pub struct TestRow {
     pub prefix_batches: i32,
     pub sprt_pairs: i64,
     pub decision: Option<String>,
+    /// `match` or `spsa` ([`crate::spsa::KIND`]).
+    pub kind: String,
 }
 
 const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
     window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
-    sprt_pairs, decision";
+    sprt_pairs, decision, kind";
 
 fn test_row(r: &postgres::Row) -> TestRow {
     TestRow {
@@ -132,10 +137,15 @@ fn test_row(r: &postgres::Row) -> TestRow {
         prefix_batches: r.get(11),
         sprt_pairs: r.get(12),
         decision: r.get(13),
+        kind: r.get(14),
     }
 }
 
 impl TestRow {
+    pub fn is_spsa(&self) -> bool {
+        self.kind == crate::spsa::KIND
+    }
+
     /// The pairs of batch `idx`.
     pub fn pairs_of(&self, idx: i32) -> std::ops::Range<u64> {
         let b = self.batch_pairs as u64;
@@ -178,6 +188,44 @@ pub fn create_test(
     let batches = i32::try_from(batches)
         .map_err(|_| DbError::Invalid(format!("{batches} batches: raise dist.batch_pairs")))?;
     let mut tx = c.transaction()?;
+    let t = insert_test(
+        &mut tx,
+        &NewTest {
+            name,
+            config_yaml: &cfg.resolved_yaml(),
+            kind: "match",
+            batch_pairs: dist.batch_pairs,
+            total_pairs,
+            batches,
+            window_batches: dist.window_batches,
+            lease_seconds: dist.lease_seconds,
+            signatures,
+        },
+    )?;
+    tx.commit()?;
+    Ok(t)
+}
+
+/// What [`insert_test`] stores.
+pub(crate) struct NewTest<'a> {
+    pub name: &'a str,
+    pub config_yaml: &'a str,
+    pub kind: &'a str,
+    pub batch_pairs: u32,
+    pub total_pairs: u64,
+    pub batches: i32,
+    pub window_batches: u32,
+    pub lease_seconds: u32,
+    pub signatures: &'a str,
+}
+
+/// Insert a test with all its batches pending (inside the caller's
+/// transaction, so that a kind's own rows go in with it).
+pub(crate) fn insert_test(
+    tx: &mut postgres::Transaction<'_>,
+    t: &NewTest<'_>,
+) -> Result<TestRow, DbError> {
+    let name = t.name;
     let exists = tx.query_opt("SELECT 1 FROM dist_tests WHERE name = $1", &[&name])?;
     if exists.is_some() {
         return Err(DbError::Invalid(format!(
@@ -186,28 +234,28 @@ pub fn create_test(
     }
     let row = tx.query_one(
         &format!(
-            "INSERT INTO dist_tests (name, config_yaml, batch_pairs, total_pairs, batches, \
-             window_batches, lease_seconds, signatures) VALUES ($1,$2,$3,$4,$5,$6,$7,$8) \
+            "INSERT INTO dist_tests (name, config_yaml, kind, batch_pairs, total_pairs, batches, \
+             window_batches, lease_seconds, signatures) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) \
              RETURNING {TEST_COLUMNS}"
         ),
         &[
             &name,
-            &cfg.resolved_yaml(),
-            &(dist.batch_pairs as i32),
-            &(total_pairs as i64),
-            &batches,
-            &(dist.window_batches as i32),
-            &(dist.lease_seconds as i32),
-            &signatures,
+            &t.config_yaml,
+            &t.kind,
+            &(t.batch_pairs as i32),
+            &(t.total_pairs as i64),
+            &t.batches,
+            &(t.window_batches as i32),
+            &(t.lease_seconds as i32),
+            &t.signatures,
         ],
     )?;
-    let t = test_row(&row);
+    let row = test_row(&row);
     tx.execute(
         "INSERT INTO dist_batches (test_id, idx) SELECT $1, g FROM generate_series(0, $2 - 1) g",
-        &[&t.id, &batches],
+        &[&row.id, &t.batches],
     )?;
-    tx.commit()?;
-    Ok(t)
+    Ok(row)
 }
 
 pub fn test_by_name(c: &mut Client, name: &str) -> Result<TestRow, DbError> {
@@ -395,50 +443,14 @@ pub fn complete(
     seconds: f64,
     pairs: &[PairResult],
 ) -> Result<Completed, DbError> {
-    let expected: Vec<u64> = test.pairs_of(idx).collect();
-    let got: Vec<u64> = pairs.iter().map(|p| p.entry.pair).collect();
-    if got != expected {
-        return Err(DbError::Invalid(format!(
-            "batch {idx}: pairs {got:?} are not the batch's {expected:?}"
-        )));
-    }
     let mut tx = c.transaction()?;
-    let flipped = tx.execute(
-        "UPDATE dist_batches SET state = 'done', completed = now(), seconds = $5, \
-         worker_id = $4, lease_until = NULL \
-         WHERE test_id = $1 AND idx = $2 AND lease_token = $3 AND state = 'leased'",
-        &[&test.id, &idx, &token, &worker, &seconds],
-    )?;
-    if flipped == 0 {
+    if !record_batch(&mut tx, test, idx, token, worker, seconds, pairs)? {
         return Ok(Completed::Rejected);
     }
-    let insert = tx.prepare(
-        "INSERT INTO dist_pairs (test_id, pair, batch, worker_id, entry, pgn) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
-    )?;
-    for p in pairs {
-        let entry = serde_json::to_string(&p.entry)
-            .map_err(|e| DbError::Invalid(format!("pair {}: {e}", p.entry.pair)))?;
-        tx.execute(
-            &insert,
-            &[
-                &test.id,
-                &(p.entry.pair as i64),
-                &idx,
-                &worker,
-                &entry,
-                &p.pgn,
-            ],
-        )?;
-    }
-    // The prefix: completions of a test are serialised on its row, last so
-    // the lock is held briefly. NO KEY UPDATE, not UPDATE: the pairs'
-    // foreign key checks above hold KEY SHARE on that row, and FOR UPDATE
-    // would deadlock two completions against each other.
-    let t = tx.query_one(
-        "SELECT prefix_batches, sprt_penta, sprt_pairs, decision FROM dist_tests \
-         WHERE id = $1 FOR NO KEY UPDATE",
-        &[&test.id],
+    let t = lock_test(
+        &mut tx,
+        test.id,
+        "prefix_batches, sprt_penta, sprt_pairs, decision",
     )?;
     let mut prefix: i32 = t.get(0);
     let mut penta = Pentanomial(
@@ -447,22 +459,7 @@ pub fn complete(
     );
     let mut sprt_pairs: i64 = t.get(2);
     let mut decision: Option<String> = t.get(3);
-    let done: Vec<i32> = tx
-        .query(
-            "SELECT idx FROM dist_batches WHERE test_id = $1 AND idx >= $2 AND state = 'done' \
-             ORDER BY idx",
-            &[&test.id, &prefix],
-        )?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    let mut newly = prefix;
-    for d in done {
-        if d != newly {
-            break;
-        }
-        newly += 1;
-    }
+    let newly = contiguous(&mut tx, test.id, prefix)?;
     if newly > prefix {
         if let (Some(s), None) = (sprt, &decision) {
             let rows = tx.query(
@@ -503,12 +500,99 @@ pub fn complete(
             &decided.is_some(),
         ],
     )?;
+    tx.commit()?;
+    Ok(Completed::Counted { decision: decided })
+}
+
+/// Flip batch `idx` to done and store its pairs, if it is leased under
+/// `token`; false (nothing written) otherwise: the once-only part of every
+/// completion.
+pub(crate) fn record_batch(
+    tx: &mut postgres::Transaction<'_>,
+    test: &TestRow,
+    idx: i32,
+    token: i64,
+    worker: i64,
+    seconds: f64,
+    pairs: &[PairResult],
+) -> Result<bool, DbError> {
+    let expected: Vec<u64> = test.pairs_of(idx).collect();
+    let got: Vec<u64> = pairs.iter().map(|p| p.entry.pair).collect();
+    if got != expected {
+        return Err(DbError::Invalid(format!(
+            "batch {idx}: pairs {got:?} are not the batch's {expected:?}"
+        )));
+    }
+    let flipped = tx.execute(
+        "UPDATE dist_batches SET state = 'done', completed = now(), seconds = $5, \
+         worker_id = $4, lease_until = NULL \
+         WHERE test_id = $1 AND idx = $2 AND lease_token = $3 AND state = 'leased'",
+        &[&test.id, &idx, &token, &worker, &seconds],
+    )?;
+    if flipped == 0 {
+        return Ok(false);
+    }
+    let insert = tx.prepare(
+        "INSERT INTO dist_pairs (test_id, pair, batch, worker_id, entry, pgn) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )?;
+    for p in pairs {
+        let entry = serde_json::to_string(&p.entry)
+            .map_err(|e| DbError::Invalid(format!("pair {}: {e}", p.entry.pair)))?;
+        tx.execute(
+            &insert,
+            &[
+                &test.id,
+                &(p.entry.pair as i64),
+                &idx,
+                &worker,
+                &entry,
+                &p.pgn,
+            ],
+        )?;
+    }
     tx.execute(
         "UPDATE dist_workers SET last_seen = now() WHERE id = $1",
         &[&worker],
     )?;
-    tx.commit()?;
-    Ok(Completed::Counted { decision: decided })
+    Ok(true)
+}
+
+/// Lock the test's row and read `columns`. Completions of a test are
+/// serialised on that row, taken after the batch is recorded so the lock
+/// is held briefly (and every completion committed before sees the
+/// others'). NO KEY UPDATE, not UPDATE: the pairs' foreign key checks hold
+/// KEY SHARE on that row, and FOR UPDATE would deadlock two completions.
+pub(crate) fn lock_test(
+    tx: &mut postgres::Transaction<'_>,
+    test: i64,
+    columns: &str,
+) -> Result<postgres::Row, DbError> {
+    Ok(tx.query_one(
+        &format!("SELECT {columns} FROM dist_tests WHERE id = $1 FOR NO KEY UPDATE"),
+        &[&test],
+    )?)
+}
+
+/// The end of the contiguous run of done batches from `prefix`.
+pub(crate) fn contiguous(
+    tx: &mut postgres::Transaction<'_>,
+    test: i64,
+    prefix: i32,
+) -> Result<i32, DbError> {
+    let done = tx.query(
+        "SELECT idx FROM dist_batches WHERE test_id = $1 AND idx >= $2 AND state = 'done' \
+         ORDER BY idx",
+        &[&test, &prefix],
+    )?;
+    let mut end = prefix;
+    for r in done {
+        if r.get::<_, i32>(0) != end {
+            break;
+        }
+        end += 1;
+    }
+    Ok(end)
 }
 
 /// `H0` / `H1` back to the decision.

@@ -63,22 +63,8 @@ fn run_status(t: &TestRow, batches_done: i64) -> RunStatus {
     }
 }
 
-/// Gather the figures of test `name`.
-pub fn test_report(c: &mut Client, name: &str) -> Result<TestReport, DbError> {
-    let test = queue::test_by_name(c, name)?;
-    let cfg = test.config()?;
-    let pairings = karsinta_harness::tally::pairings(cfg.tournament, cfg.engines.len());
-    let mut tally = Tally::new(pairings, cfg.sprt);
-    for (e, _, _) in queue::stored_pairs(c, test.id, test.counted_pairs())? {
-        tally.add(&e);
-    }
-    let counts = c.query_one(
-        "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'leased' \
-         AND lease_until >= now()) FROM dist_batches WHERE test_id = $1",
-        &[&test.id],
-    )?;
-    let (done, leased): (i64, i64) = (counts.get(0), counts.get(1));
-
+/// Per-worker figures over every stored pair of `test`.
+pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigures>, DbError> {
     // Every stored pair counts in the per-worker figures.
     let mut per: BTreeMap<i64, (Vec<f64>, u64, u64)> = BTreeMap::new();
     let rows = c.query(
@@ -139,6 +125,31 @@ pub fn test_report(c: &mut Client, name: &str) -> Result<TestReport, DbError> {
             outlier: residual.abs() > OUTLIER_Z || rate_bad,
         });
     }
+    Ok(workers)
+}
+
+/// Gather the figures of test `name`.
+pub fn test_report(c: &mut Client, name: &str) -> Result<TestReport, DbError> {
+    let test = queue::test_by_name(c, name)?;
+    if test.is_spsa() {
+        return Err(DbError::Invalid(format!(
+            "test {name} is an SPSA test: it has no match figures"
+        )));
+    }
+    let cfg = test.config()?;
+    let pairings = karsinta_harness::tally::pairings(cfg.tournament, cfg.engines.len());
+    let mut tally = Tally::new(pairings, cfg.sprt);
+    for (e, _, _) in queue::stored_pairs(c, test.id, test.counted_pairs())? {
+        tally.add(&e);
+    }
+    let counts = c.query_one(
+        "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'leased' \
+         AND lease_until >= now()) FROM dist_batches WHERE test_id = $1",
+        &[&test.id],
+    )?;
+    let (done, leased): (i64, i64) = (counts.get(0), counts.get(1));
+
+    let workers = worker_figures(c, &test)?;
     let status = run_status(&test, done);
     Ok(TestReport {
         test,
@@ -173,30 +184,34 @@ impl TestReport {
         if !out.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str(
-            "worker  host                  pairs  games/min  time-losses  crashes  residual\n",
-        );
-        for w in &self.workers {
-            out.push_str(&format!(
-                "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}{}\n",
-                w.id,
-                w.host,
-                w.pairs,
-                w.games_per_minute,
-                w.time_losses,
-                w.crashes,
-                w.residual,
-                if w.outlier { "  OUTLIER" } else { "" }
-            ));
-        }
+        out.push_str(&worker_table(&self.workers));
         Ok(out)
     }
 }
 
-/// Write test `name` as a run folder at `out` (missing or empty):
-/// config.yaml, fingerprint.json, games.pgn, ledger.jsonl, summary.json.
-pub fn export(c: &mut Client, name: &str, out: &Path) -> Result<Summary, DbError> {
-    let io = |p: &Path, e: std::io::Error| DbError::Invalid(format!("{}: {e}", p.display()));
+/// The per-worker lines of `status`.
+pub fn worker_table(workers: &[WorkerFigures]) -> String {
+    let mut out = String::from(
+        "worker  host                  pairs  games/min  time-losses  crashes  residual\n",
+    );
+    for w in workers {
+        out.push_str(&format!(
+            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}{}\n",
+            w.id,
+            w.host,
+            w.pairs,
+            w.games_per_minute,
+            w.time_losses,
+            w.crashes,
+            w.residual,
+            if w.outlier { "  OUTLIER" } else { "" }
+        ));
+    }
+    out
+}
+
+/// Export writes into a missing or empty folder only.
+pub(crate) fn check_empty(out: &Path) -> Result<(), DbError> {
     if let Ok(mut entries) = std::fs::read_dir(out) {
         if entries.next().is_some() {
             return Err(DbError::Invalid(format!(
@@ -205,6 +220,26 @@ pub fn export(c: &mut Client, name: &str, out: &Path) -> Result<Summary, DbError
             )));
         }
     }
+    Ok(())
+}
+
+/// What `status` prints for test `name`, a match or an SPSA test.
+pub fn status_text(c: &mut Client, name: &str) -> Result<String, DbError> {
+    let test = queue::test_by_name(c, name)?;
+    if test.is_spsa() {
+        let mut out = crate::spsa::status_text(c, &test)?;
+        out.push_str(&worker_table(&worker_figures(c, &test)?));
+        Ok(out)
+    } else {
+        test_report(c, name)?.text()
+    }
+}
+
+/// Write test `name` as a run folder at `out` (missing or empty):
+/// config.yaml, fingerprint.json, games.pgn, ledger.jsonl, summary.json.
+pub fn export(c: &mut Client, name: &str, out: &Path) -> Result<Summary, DbError> {
+    let io = |p: &Path, e: std::io::Error| DbError::Invalid(format!("{}: {e}", p.display()));
+    check_empty(out)?;
     let report = test_report(c, name)?;
     let test = &report.test;
     let cfg = test.config()?;

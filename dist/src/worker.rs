@@ -1,5 +1,7 @@
 //! A worker: claims batches of a test, plays them with the harness's match
 //! runner ([`karsinta_harness::runner::play_pairs`]) and completes them.
+//! An SPSA test's batch is one iteration, played with theta+ / theta- set
+//! on the two sides ([`crate::spsa`]).
 //! One `play_pairs` call spans all the batches of a test, so engines stay
 //! started from batch to batch: its job iterator claims the next batch when
 //! the previous one's pairs are all handed out, and the callback completes
@@ -16,12 +18,15 @@ use karsinta_harness::pgn::{self, MatchTags, UtcTime};
 use karsinta_harness::runner::{
     check_concurrency, play_pairs, Flow, PairJob, PlayOptions, PlayerFactory,
 };
+use karsinta_harness::stats::SprtParams;
 use karsinta_harness::tournament::{round_tag, MatchPlan};
+use karsinta_harness::tune::spsa::driver;
 use thiserror::Error;
 
 use crate::db::{Db, DbError};
 use crate::queue::{self, Beat, Claim, Completed, DistSection, PairResult, TestRow};
 use crate::signature;
+use crate::spsa::{self, SpsaRun};
 
 /// How a worker runs.
 #[derive(Clone)]
@@ -35,7 +40,7 @@ pub struct WorkerOptions {
     pub concurrency: Option<usize>,
     /// How long database retries go on before the worker gives up.
     pub patience: Duration,
-    /// Pause between claims that found nothing to do.
+    /// Longest pause between claims that found nothing to do.
     pub poll: Duration,
     /// `None`: real engines.
     pub factory: Option<PlayerFactory>,
@@ -142,7 +147,15 @@ fn work_on(
         test: test.name.clone(),
         message,
     };
-    let cfg = test.config()?;
+    let (cfg, kind) = if test.is_spsa() {
+        let run = SpsaRun::of(test, opts.concurrency).map_err(|e| setup(e.to_string()))?;
+        (run.cfg.clone(), Kind::Spsa(Box::new(run)))
+    } else {
+        let cfg = test.config()?;
+        let plan = MatchPlan::new(&cfg).map_err(|e| setup(e.to_string()))?;
+        let sprt = cfg.sprt;
+        (cfg, Kind::Match { plan, sprt })
+    };
     let dist = DistSection::of(&cfg)?;
     let (sigs, nps) = signature::signatures(&cfg.engines, dist.bench_depth).map_err(setup)?;
     if let Some(diff) = signature::mismatch(&test.signatures, &sigs) {
@@ -150,7 +163,6 @@ fn work_on(
             "this machine's engines differ from the test's ({diff}): refusing to play"
         )));
     }
-    let plan = MatchPlan::new(&cfg).map_err(|e| setup(e.to_string()))?;
     // Before this worker registers or claims anything.
     let concurrency = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
     check_concurrency(&cfg.engines, &cfg.settings.tc, concurrency)
@@ -211,12 +223,13 @@ fn work_on(
         db: Db::open(&opts.url, opts.patience)?,
         test,
         worker,
-        plan: &plan,
+        kind: &kind,
         held: held.clone(),
         buffer: VecDeque::new(),
         stopped: test_stopped.clone(),
         signal: opts.stop.clone(),
         poll: opts.poll,
+        wait: Duration::ZERO,
         failure: failure.clone(),
         aborted: aborted.clone(),
     };
@@ -229,7 +242,6 @@ fn work_on(
         max_start_failures: cfg.max_start_failures,
         aborted: Some(aborted),
     };
-    let sprt = cfg.sprt;
     let date = UtcTime::now().pgn_date();
     let tags = MatchTags {
         event: &cfg.name,
@@ -239,13 +251,23 @@ fn work_on(
     let played = play_pairs(&cfg.engines, &cfg.settings, claimer, &play, |fp| {
         let pair = fp.job.pair;
         let idx = (pair / test.batch_pairs as u64) as i32;
-        let mut text = String::new();
-        for (i, g) in fp.games.iter().enumerate() {
-            pgn::write_game(&mut text, g, &round_tag(pair, i), &tags);
-        }
-        let result = PairResult {
-            entry: plan.entry(&fp),
-            pgn: text,
+        let result = match &kind {
+            Kind::Match { plan, .. } => {
+                let mut text = String::new();
+                for (i, g) in fp.games.iter().enumerate() {
+                    pgn::write_game(&mut text, g, &round_tag(pair, i), &tags);
+                }
+                PairResult {
+                    entry: plan.entry(&fp),
+                    pgn: text,
+                }
+            }
+            // No PGN: `karsinta tune spsa` keeps none, and an SPSA run's
+            // hundreds of thousands of games would only fill the database.
+            Kind::Spsa(run) => PairResult {
+                entry: fp.entry(0, run.cfg.openings.is_some().then_some(fp.job.opening.id)),
+                pgn: String::new(),
+            },
         };
         let ready = {
             let mut h = lock(&held);
@@ -270,8 +292,8 @@ fn work_on(
         }
         b.pairs.sort_by_key(|p| p.entry.pair);
         let seconds = b.started.elapsed().as_secs_f64();
-        let done = db.run(|c| {
-            queue::complete(
+        let done = db.run(|c| match &kind {
+            Kind::Match { sprt, .. } => queue::complete(
                 c,
                 test,
                 sprt.as_ref(),
@@ -280,7 +302,10 @@ fn work_on(
                 worker,
                 seconds,
                 &b.pairs,
-            )
+            ),
+            Kind::Spsa(run) => {
+                spsa::complete(c, test, run, idx, b.token, worker, seconds, &b.pairs)
+            }
         })?;
         match done {
             Completed::Counted { decision } => {
@@ -316,18 +341,30 @@ fn work_on(
     }
 }
 
+/// What a test plays and how its batches count.
+enum Kind {
+    Match {
+        plan: MatchPlan,
+        sprt: Option<SprtParams>,
+    },
+    /// Batch k - 1 is SPSA iteration k (see [`crate::spsa`]).
+    Spsa(Box<SpsaRun>),
+}
+
 /// The runner's job iterator: hands out the pairs of claimed batches,
 /// claiming the next batch when they run out.
 struct Claimer<'a> {
     db: Db,
     test: &'a TestRow,
     worker: i64,
-    plan: &'a MatchPlan,
+    kind: &'a Kind,
     held: Held,
     buffer: VecDeque<PairJob>,
     stopped: Arc<AtomicBool>,
     signal: Option<Arc<AtomicBool>>,
     poll: Duration,
+    /// The current pause after a `Wait`.
+    wait: Duration,
     failure: Arc<Mutex<Option<DbError>>>,
     /// Raised by the runner when it abandons the jobs: stop claiming.
     aborted: Arc<AtomicBool>,
@@ -353,7 +390,10 @@ impl Iterator for Claimer<'_> {
             let (test, worker) = (self.test.id, self.worker);
             match self.db.run(|c| queue::claim(c, test, worker)) {
                 Ok(Claim::Batch { idx, token }) => {
+                    self.wait = Duration::ZERO;
                     let pairs = self.test.pairs_of(idx);
+                    // Held before the jobs are known: released at the end
+                    // if reading theta fails.
                     lock(&self.held).insert(
                         idx,
                         HeldBatch {
@@ -364,20 +404,47 @@ impl Iterator for Claimer<'_> {
                             lost: false,
                         },
                     );
-                    self.buffer.extend(pairs.map(|p| self.plan.job(p)));
+                    match self.kind {
+                        Kind::Match { plan, .. } => self.buffer.extend(pairs.map(|p| plan.job(p))),
+                        Kind::Spsa(run) => {
+                            // The claim guarantees theta_{k-W} is recorded.
+                            let from = driver::drawn_around(idx as u64 + 1, run.window);
+                            match self.db.run(|c| spsa::theta(c, test, from)) {
+                                Ok(theta) => self.buffer.extend(run.jobs(self.test, idx, &theta)),
+                                Err(e) => {
+                                    self.fail(e);
+                                    return None;
+                                }
+                            }
+                        }
+                    }
                 }
-                Ok(Claim::Wait) => std::thread::sleep(self.poll),
+                Ok(Claim::Wait) => {
+                    // Often the wait is for this worker's own completion
+                    // (an SPSA window of 1): retry soon, then back off.
+                    self.wait = (self.wait * 2)
+                        .max(Duration::from_millis(25))
+                        .min(self.poll);
+                    std::thread::sleep(self.wait);
+                }
                 Ok(Claim::Finished) => return None,
                 Ok(Claim::Stopped) => {
                     self.stopped.store(true, Ordering::SeqCst);
                     return None;
                 }
                 Err(e) => {
-                    *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                    self.stopped.store(true, Ordering::SeqCst);
+                    self.fail(e);
                     return None;
                 }
             }
         }
+    }
+}
+
+impl Claimer<'_> {
+    /// The database is gone for good: record why and stop claiming.
+    fn fail(&self, e: DbError) {
+        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+        self.stopped.store(true, Ordering::SeqCst);
     }
 }

@@ -167,6 +167,7 @@ fn killed_worker_and_database_restart_lose_nothing_and_match_one_machine() {
         String::from_utf8_lossy(&out.stderr)
     );
     compare(dir.path(), &cfg, &exported);
+    assert!(exported.join("report.html").is_file());
     let status = cli(&pg, &["status", "e2e"]).output().unwrap();
     let text = String::from_utf8_lossy(&status.stdout);
     assert!(text.contains("12 of 12 batches done"), "{text}");

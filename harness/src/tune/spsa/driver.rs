@@ -23,9 +23,12 @@ use serde::{Deserialize, Serialize};
 use super::schedule::{perturb, update, ParamDef, Perturbation, Schedule};
 use super::setup::SpsaSetup;
 use crate::game::{GameResult, GameSettings, Termination};
+use crate::ledger::PairEntry;
 use crate::openings::Opening;
 use crate::players::PlayerSpec;
-use crate::runner::{play_pairs, Ended, FinishedPair, Flow, PairJob, PlayOptions, RunnerError};
+use crate::runner::{
+    play_pairs, Ended, FinishedPair, Flow, PairJob, PairOptions, PlayOptions, RunnerError,
+};
 
 /// Version of [`SpsaState`]'s format.
 pub const STATE_VERSION: u32 = 1;
@@ -44,7 +47,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, o: &Counts) {
+    pub fn add(&mut self, o: &Counts) {
         self.games += o.games;
         self.wins += o.wins;
         self.draws += o.draws;
@@ -55,9 +58,14 @@ impl Counts {
 
     /// The plus side's view of a finished pair.
     fn of_pair(p: &FinishedPair) -> Counts {
+        Counts::of_entry(&p.entry(0, None))
+    }
+
+    /// The plus side's (engine 0's) view of a pair's ledger entry.
+    pub fn of_entry(e: &PairEntry) -> Counts {
         let mut c = Counts::default();
-        for (g, game) in p.games.iter().enumerate() {
-            let plus_white = g == 0;
+        for game in &e.games {
+            let plus_white = game.white == 0;
             c.games += 1;
             match (game.result, plus_white) {
                 (GameResult::Draw, _) => c.draws += 1,
@@ -162,6 +170,59 @@ pub fn side_options(params: &[ParamDef], values: &[f64]) -> Vec<(String, String)
         .collect()
 }
 
+/// The theta iteration `k` is drawn around with window `window`: theta
+/// after the first `k - window` updates (the start for `k <= window`).
+pub fn drawn_around(k: u64, window: u64) -> u64 {
+    k.saturating_sub(window.max(1))
+}
+
+/// Both sides' options of iteration `k` drawn around `theta`.
+pub fn sides(
+    params: &[ParamDef],
+    schedule: &Schedule,
+    theta: &[f64],
+    seed: u64,
+    k: u64,
+) -> PairOptions {
+    let p = perturb(params, schedule, theta, seed, k);
+    Arc::new([side_options(params, &p.dev), side_options(params, &p.base)])
+}
+
+/// Update `k`: theta_k from theta_{k-1} (`previous`) and the result of
+/// iteration `k`, which was drawn around `around` (see [`drawn_around`]).
+pub fn apply(
+    params: &[ParamDef],
+    schedule: &Schedule,
+    seed: u64,
+    k: u64,
+    around: &[f64],
+    previous: &[f64],
+    counts: &Counts,
+) -> (Perturbation, Vec<f64>) {
+    let p = perturb(params, schedule, around, seed, k);
+    let mut theta = previous.to_vec();
+    update(params, &mut theta, &p, counts.wins, counts.losses);
+    (p, theta)
+}
+
+/// Pair number `pair` of a run: opening `order[pair % len]`, the plus side
+/// (engine 0) White in the first game.
+pub fn pair_job(
+    pair: u64,
+    options: PairOptions,
+    openings: &[Arc<Opening>],
+    order: &[usize],
+) -> PairJob {
+    let n = order.len() as u64;
+    PairJob {
+        pair,
+        first: 0,
+        second: 1,
+        opening: Arc::clone(&openings[order[(pair % n) as usize]]),
+        options: Some(options),
+    }
+}
+
 /// The games: the two sides (same engine, different names), the settings,
 /// the openings and their order, how to play.
 pub struct Arena<'a> {
@@ -192,7 +253,7 @@ struct Jobs<'a> {
     per: u64,
     next_pair: u64,
     end_pair: u64,
-    current: Option<crate::runner::PairOptions>,
+    current: Option<PairOptions>,
     openings: &'a [Arc<Opening>],
     order: &'a [usize],
     /// Any of these raised: stop handing out jobs.
@@ -208,7 +269,7 @@ impl Iterator for Jobs<'_> {
         }
         let k = self.next_pair / self.per + 1;
         if self.next_pair.is_multiple_of(self.per) || self.current.is_none() {
-            let from = k.saturating_sub(self.window);
+            let from = drawn_around(k, self.window);
             let mut progress = self
                 .shared
                 .progress
@@ -227,21 +288,10 @@ impl Iterator for Jobs<'_> {
             }
             let theta = progress.thetas.get(&from)?.clone();
             drop(progress);
-            let p = perturb(self.params, self.schedule, &theta, self.seed, k);
-            self.current = Some(Arc::new([
-                side_options(self.params, &p.dev),
-                side_options(self.params, &p.base),
-            ]));
+            self.current = Some(sides(self.params, self.schedule, &theta, self.seed, k));
         }
-        let n = self.order.len() as u64;
-        let opening = Arc::clone(&self.openings[self.order[(self.next_pair % n) as usize]]);
-        let job = PairJob {
-            pair: self.next_pair,
-            first: 0,
-            second: 1,
-            opening,
-            options: self.current.clone(),
-        };
+        let options = self.current.clone()?;
+        let job = pair_job(self.next_pair, options, self.openings, self.order);
         self.next_pair += 1;
         Some(job)
     }
@@ -310,16 +360,15 @@ pub fn run<E>(
                 let progress = shared.progress.lock().unwrap_or_else(|e| e.into_inner());
                 progress.thetas.clone()
             };
-            let from = k.saturating_sub(window);
+            let from = drawn_around(k, window);
             let Some(around) = thetas.get(&from) else {
                 unreachable!("theta_{from} is kept until iteration {k} is applied")
             };
-            let p = perturb(params, &schedule, around, state.seed, k);
             // From the exact bits: `state.theta` went through JSON on a resume.
-            let Some(mut theta) = thetas.get(&(k - 1)).cloned() else {
+            let Some(previous) = thetas.get(&(k - 1)) else {
                 unreachable!("theta_{} is kept until iteration {k} is applied", k - 1)
             };
-            update(params, &mut theta, &p, counts.wins, counts.losses);
+            let (p, theta) = apply(params, &schedule, state.seed, k, around, previous, &counts);
             {
                 let mut progress = shared.progress.lock().unwrap_or_else(|e| e.into_inner());
                 progress.applied = k;

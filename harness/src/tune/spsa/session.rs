@@ -67,7 +67,17 @@ pub fn load_config(
         path: path.to_path_buf(),
         source,
     })?;
-    let raw: RawConfig = serde_yaml::from_str(&text).map_err(|e| ConfigError::Syntax {
+    load_config_text(&text, path, concurrency)
+}
+
+/// [`load_config`] from the config's text (`path` names it in errors and
+/// anchors its relative paths), e.g. one stored in a database.
+pub fn load_config_text(
+    text: &str,
+    path: &Path,
+    concurrency: Option<usize>,
+) -> Result<(MatchConfig, SpsaSetup, RawConfig), SessionError> {
+    let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| ConfigError::Syntax {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
@@ -117,6 +127,29 @@ pub fn load_config(
     crate::runner::check_concurrency(&cfg.engines, &cfg.settings.tc, cfg.concurrency)
         .map_err(RunnerError::<std::io::Error>::Concurrency)?;
     Ok((cfg, setup, own))
+}
+
+/// The opening of every pair of a run of `cfg` and their order (the
+/// standard position when the config has no suite).
+pub fn run_openings(cfg: &MatchConfig) -> Result<(Vec<Arc<Opening>>, Vec<usize>), SessionError> {
+    let (list, order_kind, start) = match &cfg.openings {
+        Some(o) => (
+            openings::load_openings(&o.path, o.format, o.plies)?,
+            o.order,
+            o.start,
+        ),
+        None => (
+            vec![Opening {
+                fen: None,
+                moves: Vec::new(),
+                id: 0,
+            }],
+            Default::default(),
+            0,
+        ),
+    };
+    let order = openings::order_openings(list.len(), order_kind, cfg.seed, start);
+    Ok((list.into_iter().map(Arc::new).collect(), order))
 }
 
 /// A run folder being played.
@@ -218,29 +251,6 @@ impl Session {
         })
     }
 
-    /// The opening of every pair and their order (the standard position
-    /// when the config has no suite).
-    fn openings(&self) -> Result<(Vec<Arc<Opening>>, Vec<usize>), SessionError> {
-        let (list, order_kind, start) = match &self.cfg.openings {
-            Some(o) => (
-                openings::load_openings(&o.path, o.format, o.plies)?,
-                o.order,
-                o.start,
-            ),
-            None => (
-                vec![Opening {
-                    fen: None,
-                    moves: Vec::new(),
-                    id: 0,
-                }],
-                Default::default(),
-                0,
-            ),
-        };
-        let order = openings::order_openings(list.len(), order_kind, self.cfg.seed, start);
-        Ok((list.into_iter().map(Arc::new).collect(), order))
-    }
-
     /// Play until the planned iterations are applied or a stop flag is
     /// raised. After every iteration: `params.csv`, `state.json` (that
     /// order: a resume drops CSV rows the state does not have), then
@@ -250,7 +260,7 @@ impl Session {
         stop: Vec<Arc<AtomicBool>>,
         mut progress: impl FnMut(&IterationReport, &SpsaState),
     ) -> Result<Ended, SessionError> {
-        let (openings, order) = self.openings()?;
+        let (openings, order) = run_openings(&self.cfg)?;
         let arena = Arena {
             engines: &self.cfg.engines,
             settings: &self.cfg.settings,
