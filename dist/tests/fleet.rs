@@ -8,8 +8,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{write_config, TempPg};
+use karsinta_dist::db::Db;
+use karsinta_dist::queue::{self, Completed, PairResult};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::ledger::{Ledger, PairEntry};
+use karsinta_harness::summary::{pairings, RunStatus, Tally, TournamentKind};
 use karsinta_harness::tournament::{run_match, RunOptions};
 
 const BIN: &str = env!("CARGO_BIN_EXE_karsinta-dist");
@@ -173,12 +176,25 @@ fn killed_worker_and_database_restart_lose_nothing_and_match_one_machine() {
     assert!(text.contains("12 of 12 batches done"), "{text}");
 }
 
+/// The issue's "done when" for matches. Four worker processes play one
+/// SPRT match (defaults against the weaker `simple` parameters, fixed
+/// nodes); one is SIGKILLed while it holds a lease, one batch is completed a
+/// second time through the queue API (its real token and pairs), and the
+/// database server is stopped and started again midway. There is no
+/// coordinator process to restart: the database is the coordinator (claims,
+/// leases, the prefix SPRT and the stop flag are its transactions), so
+/// restarting "the coordinator" means restarting PostgreSQL. The outcome
+/// must be that of one `run_match` with the same seed, counted on the same
+/// prefix of pairs, and the SPRT decision and LLR those computed offline
+/// from the stored pairs.
 #[test]
 #[ignore = "slow: real games with several worker processes"]
-fn the_sprt_decision_stops_every_worker_and_matches_one_machine() {
+fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machine() {
+    let began = Instant::now();
     let pg = TempPg::start(50);
     let dir = tempfile::tempdir().unwrap();
-    let cfg = write_config(dir.path(), "sprt", 400, true, 2, 5);
+    // Lease 3 s: the killed worker's batch is back in the pool soon.
+    let cfg = write_config(dir.path(), "sprt", 400, true, 2, 3);
     let out = cli(&pg, &["create", cfg.to_str().unwrap()])
         .output()
         .unwrap();
@@ -187,27 +203,171 @@ fn the_sprt_decision_stops_every_worker_and_matches_one_machine() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let ws: Vec<Child> = (0..3).map(|_| worker(&pg, "sprt")).collect();
+    let mut ws: Vec<Child> = (0..4).map(|_| worker(&pg, "sprt")).collect();
+
+    // Kill one worker (SIGKILL: no release, no goodbye) while it holds a
+    // lease, once the others have completed something. (It may hold two:
+    // the next batch is claimed while the last pair of one is played.)
+    let mut c = pg.client();
+    let victim_pid = ws[0].id() as i32;
+    let start = Instant::now();
+    let victim_id: i64 = loop {
+        let row = c
+            .query_opt(
+                "SELECT w.id FROM dist_batches b JOIN dist_workers w ON w.id = b.worker_id \
+                 WHERE b.state = 'leased' AND w.pid = $1 \
+                   AND EXISTS (SELECT 1 FROM dist_batches WHERE state = 'done') LIMIT 1",
+                &[&victim_pid],
+            )
+            .unwrap();
+        if let Some(r) = row {
+            break r.get(0);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the worker never held a lease while others completed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut victim = ws.remove(0);
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    // What it held when it died (nothing changes it before the lease ends).
+    let victim_batch: i32 = c
+        .query_one(
+            "SELECT min(idx) FROM dist_batches WHERE state = 'leased' AND worker_id = $1",
+            &[&victim_id],
+        )
+        .unwrap()
+        .get::<_, Option<i32>>(0)
+        .expect("killed while holding a lease");
+    // Its batch holds the prefix back until the lease expires and another
+    // worker plays it again: no SPRT decision can have been made yet.
+    let row = c
+        .query_one("SELECT stopped, prefix_batches FROM dist_tests", &[])
+        .unwrap();
+    assert!(!row.get::<_, bool>(0), "decided before the kill");
+    assert!(row.get::<_, i32>(1) <= victim_batch);
+
+    // The database (the coordinator) goes away while three workers play.
+    drop(c);
+    pg.stop_server();
+    std::thread::sleep(Duration::from_secs(2));
+    pg.start_server();
+
+    // A batch completed twice: the same pairs under the token that counted
+    // them, through the queue API, while the workers go on. Refused, and
+    // nothing is added.
+    let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
+    let test = db.run(|c| queue::test_by_name(c, "sprt")).unwrap();
+    let match_cfg = test.config().unwrap();
+    let (idx, token, by): (i32, i64, i64) = {
+        let mut c = pg.client();
+        let r = c
+            .query_one(
+                "SELECT idx, lease_token, worker_id FROM dist_batches WHERE state = 'done' \
+                 ORDER BY idx LIMIT 1",
+                &[],
+            )
+            .unwrap();
+        (r.get(0), r.get(1), r.get(2))
+    };
+    let pairs: Vec<PairResult> = db
+        .run(|c| queue::stored_pairs(c, test.id, test.pairs_of(idx).end))
+        .unwrap()
+        .into_iter()
+        .filter(|(e, _, _)| test.pairs_of(idx).contains(&e.pair))
+        .map(|(entry, pgn, _)| PairResult { entry, pgn })
+        .collect();
+    assert_eq!(pairs.len(), test.batch_pairs as usize);
+    let again = db
+        .run(|c| {
+            queue::complete(
+                c,
+                &test,
+                match_cfg.sprt.as_ref(),
+                idx,
+                token,
+                by,
+                1.0,
+                &pairs,
+            )
+        })
+        .unwrap();
+    assert_eq!(
+        again,
+        Completed::Rejected,
+        "a second completion of batch {idx}"
+    );
+
+    // The SPRT decision stops every remaining worker before the cap.
     for w in ws {
         let o = wait(w, Duration::from_secs(600));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
+    let test = db.run(|c| queue::test_by_name(c, "sprt")).unwrap();
+    assert!(test.stopped);
+    let decision = test.decision.clone().expect("the SPRT decided");
+    assert!(test.prefix_batches < test.batches, "stopped before the cap");
     let mut c = pg.client();
     let row = c
         .query_one(
-            "SELECT stopped, decision, prefix_batches, batches FROM dist_tests",
-            &[],
+            "SELECT state, claims, worker_id FROM dist_batches WHERE idx = $1",
+            &[&victim_batch],
         )
         .unwrap();
-    assert!(row.get::<_, bool>(0));
     assert!(
-        row.get::<_, Option<String>>(1).is_some(),
-        "the SPRT decided"
+        victim_batch < test.prefix_batches,
+        "the killed worker's batch {victim_batch} is in the counted prefix"
     );
-    assert!(
-        row.get::<_, i32>(2) < row.get::<_, i32>(3),
-        "stopped before the cap"
-    );
+    assert_eq!(row.get::<_, &str>(0), "done");
+    assert!(row.get::<_, i32>(1) >= 2, "played again after the kill");
+    assert_ne!(row.get::<_, i64>(2), victim_id);
+    let dup: i64 = c
+        .query_one("SELECT count(*) FROM dist_pairs WHERE batch = $1", &[&idx])
+        .unwrap()
+        .get(0);
+    assert_eq!(dup, test.batch_pairs, "the duplicate added no pairs");
+
+    // Offline: the longest prefix of done batches, its pairs in pair order
+    // through the harness's tally until the SPRT crosses a bound.
+    let done: Vec<i32> = c
+        .query(
+            "SELECT idx FROM dist_batches WHERE state = 'done' ORDER BY idx",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let prefix = done
+        .iter()
+        .enumerate()
+        .take_while(|(i, idx)| *i as i32 == **idx)
+        .count() as i32;
+    assert_eq!(prefix, test.prefix_batches);
+    let stored = db
+        .run(|c| queue::stored_pairs(c, test.id, prefix as u64 * test.batch_pairs as u64))
+        .unwrap();
+    let mut tally = Tally::new(pairings(TournamentKind::Match, 2), match_cfg.sprt);
+    let mut offline = None;
+    for (e, _, _) in &stored {
+        offline = tally.add(e);
+        if offline.is_some() {
+            break;
+        }
+    }
+    let offline = offline.expect("the offline SPRT decides on the prefix");
+    assert_eq!(offline.as_str(), decision);
+    assert_eq!(tally.pairs, test.sprt_pairs as u64);
+    let penta: [u64; 5] = serde_json::from_str(
+        c.query_one("SELECT sprt_penta FROM dist_tests", &[])
+            .unwrap()
+            .get::<_, &str>(0),
+    )
+    .unwrap();
+    assert_eq!(penta, tally.per_pairing[0].penta.0);
+
     let exported = dir.path().join("exported");
     let out = cli(
         &pg,
@@ -220,7 +380,32 @@ fn the_sprt_decision_stops_every_worker_and_matches_one_machine() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let sprt = tally.sprt(RunStatus::Stopped).unwrap();
+    let s = summary(&exported.join("summary.json"));
+    assert_eq!(s["sprt"]["llr"].as_f64(), Some(sprt.llr), "LLR");
+    assert_eq!(s["sprt"]["decision"].as_str(), Some(decision.as_str()));
+    assert_eq!(s["sprt"]["pairs"].as_u64(), Some(sprt.pairs));
+    assert_eq!(s["pentanomial"], serde_json::json!(penta));
+    let wdl = tally.first_engine().wdl;
+    assert_eq!(
+        (
+            s["wins"].as_u64(),
+            s["draws"].as_u64(),
+            s["losses"].as_u64()
+        ),
+        (Some(wdl.wins), Some(wdl.draws), Some(wdl.losses))
+    );
+    // And one machine, one worker thread, same seed: the same pairs, the
+    // same games, the same counts and the same SPRT.
     compare(dir.path(), &cfg, &exported);
+    eprintln!(
+        "SPRT {decision} after {} pairs ({} of {} batches), LLR {:.3}, {:.1} s",
+        test.sprt_pairs,
+        test.prefix_batches,
+        test.batches,
+        sprt.llr,
+        began.elapsed().as_secs_f64()
+    );
 }
 
 #[test]
