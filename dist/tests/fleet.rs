@@ -4,49 +4,16 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{write_config, TempPg};
+use common::{cli, wait, worker, write_config, TempPg};
 use karsinta_dist::db::Db;
 use karsinta_dist::queue::{self, Completed, PairResult};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::ledger::{Ledger, PairEntry};
 use karsinta_harness::summary::{pairings, RunStatus, Tally, TournamentKind};
 use karsinta_harness::tournament::{run_match, RunOptions};
-
-const BIN: &str = env!("CARGO_BIN_EXE_karsinta-dist");
-
-fn cli(pg: &TempPg, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .env("KARSINTA_DATABASE_URL", pg.url())
-        .stdin(Stdio::null());
-    c
-}
-
-fn worker(pg: &TempPg, test: &str) -> Child {
-    cli(
-        pg,
-        &["worker", "--test", test, "--fleet", "--concurrency", "1"],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
-}
-
-fn wait(mut child: Child, limit: Duration) -> std::process::Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("worker still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
 
 fn ledger(path: &std::path::Path) -> Vec<PairEntry> {
     let (_, mut entries) = Ledger::open(path).unwrap();

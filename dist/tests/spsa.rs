@@ -6,10 +6,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use common::TempPg;
+use common::{cli, wait, worker, TempPg, BIN};
 use karsinta_dist::db::Db;
 use karsinta_dist::queue::{self, Claim, Completed, PairResult, TestRow};
 use karsinta_dist::spsa::{self, SpsaRun};
@@ -19,8 +19,6 @@ use karsinta_harness::runner::{play_pairs, Flow, PlayOptions};
 use karsinta_harness::tune::spsa::driver::{self, Counts};
 use karsinta_harness::tune::spsa::output;
 use karsinta_harness::tune::spsa::session::Session;
-
-const BIN: &str = env!("CARGO_BIN_EXE_karsinta-dist");
 
 /// A tuning config as `karsinta tune spsa` reads it: a detuned start,
 /// short games (fixed nodes, early adjudication), `extra` appended.
@@ -201,37 +199,6 @@ fn bad_spsa_tests_are_refused_naming_the_key() {
         .unwrap()
         .get(0);
     assert_eq!(n, 0);
-}
-
-fn cli(pg: &TempPg, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .env("KARSINTA_DATABASE_URL", pg.url())
-        .stdin(Stdio::null());
-    c
-}
-
-fn worker(pg: &TempPg, test: &str) -> Child {
-    cli(
-        pg,
-        &["worker", "--test", test, "--fleet", "--concurrency", "1"],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
-}
-
-fn wait(mut child: Child, limit: Duration) -> std::process::Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("worker still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
 }
 
 fn ok(o: std::process::Output) -> String {

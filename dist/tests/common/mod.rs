@@ -9,7 +9,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 pub struct TempPg {
     pub dir: tempfile::TempDir,
@@ -244,4 +245,41 @@ pub fn write_config(
     let p = dir.join(format!("{name}.yaml"));
     std::fs::write(&p, text).unwrap();
     p
+}
+
+/// The `karsinta-dist` binary of this build.
+pub const BIN: &str = env!("CARGO_BIN_EXE_karsinta-dist");
+
+/// `karsinta-dist ARGS` against the test's server.
+pub fn cli(pg: &TempPg, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .env("KARSINTA_DATABASE_URL", pg.url())
+        .stdin(Stdio::null());
+    c
+}
+
+/// A fleet worker with one game at a time, stderr captured.
+pub fn worker(pg: &TempPg, test: &str) -> Child {
+    cli(
+        pg,
+        &["worker", "--test", test, "--fleet", "--concurrency", "1"],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+/// The worker's output once it exits; a worker still running after `limit` fails the test.
+pub fn wait(mut child: Child, limit: Duration) -> std::process::Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("worker still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
 }
