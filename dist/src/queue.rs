@@ -636,3 +636,14 @@ pub fn stored_pairs(
     })
     .collect()
 }
+
+/// Batches of a test that are done, and leased under a lease still running
+/// (a lapsed lease is work waiting for the next claim).
+pub fn batch_counts(c: &mut Client, test_id: i64) -> Result<(i64, i64), DbError> {
+    let row = c.query_one(
+        "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'leased' \
+         AND lease_until >= now()) FROM dist_batches WHERE test_id = $1",
+        &[&test_id],
+    )?;
+    Ok((row.get(0), row.get(1)))
+}

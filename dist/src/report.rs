@@ -142,12 +142,7 @@ pub fn test_report(c: &mut Client, name: &str) -> Result<TestReport, DbError> {
     for (e, _, _) in queue::stored_pairs(c, test.id, test.counted_pairs())? {
         tally.add(&e);
     }
-    let counts = c.query_one(
-        "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'leased' \
-         AND lease_until >= now()) FROM dist_batches WHERE test_id = $1",
-        &[&test.id],
-    )?;
-    let (done, leased): (i64, i64) = (counts.get(0), counts.get(1));
+    let (done, leased) = queue::batch_counts(c, test.id)?;
 
     let workers = worker_figures(c, &test)?;
     let status = run_status(&test, done);

@@ -378,12 +378,7 @@ pub fn state(c: &mut Client, test: &TestRow, run: &SpsaRun) -> Result<SpsaState,
 pub fn status_text(c: &mut Client, test: &TestRow) -> Result<String, DbError> {
     let run = SpsaRun::of(test, None)?;
     let st = state(c, test, &run)?;
-    let counts = c.query_one(
-        "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'leased' \
-         AND lease_until >= now()) FROM dist_batches WHERE test_id = $1",
-        &[&test.id],
-    )?;
-    let (done, leased): (i64, i64) = (counts.get(0), counts.get(1));
+    let (done, leased) = queue::batch_counts(c, test.id)?;
     let phase = if st.finished() {
         "finished"
     } else if test.stopped {
