@@ -7,7 +7,7 @@ mod common;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{cli, wait, worker, write_config, TempPg};
+use common::{cli, wait, wait_until_leasing, worker, write_config, TempPg};
 use karsinta_dist::db::Db;
 use karsinta_dist::queue::{self, Completed, PairResult};
 use karsinta_harness::config::{MatchConfig, Overrides};
@@ -83,25 +83,7 @@ fn killed_worker_and_database_restart_lose_nothing_and_match_one_machine() {
     // A worker killed (SIGKILL) while it holds a lease.
     let mut victim = worker(&pg, "e2e");
     let mut c = pg.client();
-    let start = Instant::now();
-    loop {
-        let held: i64 = c
-            .query_one(
-                "SELECT count(*) FROM dist_batches b JOIN dist_workers w ON w.id = b.worker_id \
-                 WHERE b.state = 'leased' AND w.pid = $1",
-                &[&(victim.id() as i32)],
-            )
-            .unwrap()
-            .get(0);
-        if held > 0 {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the worker never claimed"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_leasing(&mut c, &victim);
     victim.kill().unwrap();
     victim.wait().unwrap();
 

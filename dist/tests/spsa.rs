@@ -6,10 +6,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use common::{cli, wait, worker, TempPg, BIN};
+use common::{cli, wait, wait_until_leasing, worker, TempPg};
 use karsinta_dist::db::Db;
 use karsinta_dist::queue::{self, Claim, Completed, PairResult, TestRow};
 use karsinta_dist::spsa::{self, SpsaRun};
@@ -172,26 +172,14 @@ fn bad_spsa_tests_are_refused_naming_the_key() {
     assert!(e.contains("spsa.window"), "{e}");
     // Through the command line: exit status 2, the key named, no test.
     let path = config(dir.path(), 0, 2, 5, "");
-    let o = Command::new(BIN)
-        .args(["create", path.to_str().unwrap()])
-        .env("KARSINTA_DATABASE_URL", pg.url())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused_create(&pg, &path);
     assert!(err.contains("spsa.iterations"), "{err}");
     let path = config(dir.path(), 4, 2, 5, "");
     let text = std::fs::read_to_string(&path)
         .unwrap()
         .replace("null_move_r: { start: 4 }", "null_move_r: { start: x }");
     std::fs::write(&path, text).unwrap();
-    let o = Command::new(BIN)
-        .args(["create", path.to_str().unwrap()])
-        .env("KARSINTA_DATABASE_URL", pg.url())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused_create(&pg, &path);
     assert!(err.contains("spsa.params.null_move_r"), "{err}");
     let n: i64 = pg
         .client()
@@ -270,22 +258,7 @@ fn workers_killed_duplicated_and_cut_off_end_with_the_single_machine_parameters(
 
     // A worker SIGKILLed while it holds an iteration's lease.
     let mut victim = worker(&pg, "d");
-    let start = Instant::now();
-    loop {
-        let held: i64 = c
-            .query_one(
-                "SELECT count(*) FROM dist_batches b JOIN dist_workers w ON w.id = b.worker_id \
-                 WHERE b.state = 'leased' AND w.pid = $1",
-                &[&(victim.id() as i32)],
-            )
-            .unwrap()
-            .get(0);
-        if held > 0 {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(120), "never claimed");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_leasing(&mut c, &victim);
     victim.kill().unwrap();
     victim.wait().unwrap();
 
@@ -377,4 +350,15 @@ fn workers_killed_duplicated_and_cut_off_end_with_the_single_machine_parameters(
          {dist_secs:.1} s; test total {:.1} s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// `karsinta-dist create PATH`, which must refuse the config with exit
+/// status 2; its stderr.
+fn refused_create(pg: &TempPg, path: &Path) -> String {
+    let o = cli(pg, &["create", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    err
 }

@@ -276,6 +276,18 @@ fn an_engine_that_cannot_start_is_a_setup_error() {
     assert!(out.stdout.is_empty(), "{}", describe(&out));
 }
 
+/// `mixed.epd` at 1000 nodes through `spec` with `extra` flags: a run that
+/// must succeed, and its `--json` results.
+fn mixed_run(dir: &Path, spec: &str, extra: &[&str], json: &str) -> (Output, Value) {
+    let mut args = vec!["mixed.epd", "--engine", spec, "--nodes", "1000"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--json", json]);
+    let out = karsinta(dir, &args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let v = read_json(&dir.join(json));
+    (out, v)
+}
+
 #[test]
 fn a_crash_or_hang_fails_one_position_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -283,20 +295,7 @@ fn a_crash_or_hang_fails_one_position_and_the_run_goes_on() {
     // Each process answers one move, then crashes on the next `go`; only a
     // restarted engine can answer the position after a crash.
     let spec = format!("cmd={FAKE},arg=--crash-after,arg=1");
-    let out = karsinta(
-        dir.path(),
-        &[
-            "mixed.epd",
-            "--engine",
-            &spec,
-            "--nodes",
-            "1000",
-            "--json",
-            "crash.json",
-        ],
-    );
-    assert!(out.status.success(), "{}", describe(&out));
-    let v = read_json(&dir.path().join("crash.json"));
+    let (out, v) = mixed_run(dir.path(), &spec, &[], "crash.json");
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 7);
     for (i, r) in results.iter().enumerate() {
@@ -318,22 +317,7 @@ fn a_crash_or_hang_fails_one_position_and_the_run_goes_on() {
     // A hang: the timeout ends the position, the engine is killed and
     // restarted for the next one.
     let spec = format!("cmd={FAKE},arg=--hang-after,arg=1");
-    let out = karsinta(
-        dir.path(),
-        &[
-            "mixed.epd",
-            "--engine",
-            &spec,
-            "--nodes",
-            "1000",
-            "--timeout-ms",
-            "300",
-            "--json",
-            "hang.json",
-        ],
-    );
-    assert!(out.status.success(), "{}", describe(&out));
-    let v = read_json(&dir.path().join("hang.json"));
+    let (_, v) = mixed_run(dir.path(), &spec, &["--timeout-ms", "300"], "hang.json");
     let errors: Vec<bool> = v["results"]
         .as_array()
         .unwrap()

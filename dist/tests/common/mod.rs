@@ -283,3 +283,27 @@ pub fn wait(mut child: Child, limit: Duration) -> std::process::Output {
     }
     child.wait_with_output().unwrap()
 }
+
+/// Returns once `worker` holds a lease (its pid is the worker row's), so a
+/// test can kill it mid-batch; fails after two minutes without one.
+pub fn wait_until_leasing(c: &mut postgres::Client, worker: &Child) {
+    let start = Instant::now();
+    loop {
+        let held: i64 = c
+            .query_one(
+                "SELECT count(*) FROM dist_batches b JOIN dist_workers w ON w.id = b.worker_id \
+                 WHERE b.state = 'leased' AND w.pid = $1",
+                &[&(worker.id() as i32)],
+            )
+            .unwrap()
+            .get(0);
+        if held > 0 {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the worker never claimed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
