@@ -353,34 +353,15 @@ fn san_move(pos: &Chess, text: &str) -> Result<SuiteMove, String> {
     })
 }
 
-/// A score as reported, for JSON: `{"cp": 35}` or `{"mate": -2}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SuiteScore {
-    Cp(i32),
-    Mate(i32),
-}
-
-impl From<EngineScore> for SuiteScore {
-    fn from(s: EngineScore) -> Self {
-        match s {
-            EngineScore::Cp(cp) => SuiteScore::Cp(cp),
-            EngineScore::Mate(n) => SuiteScore::Mate(n),
+/// A score for the suite's table: `+0.35`, `-1.20`, `#2`, `#-3`.
+fn score_text(s: EngineScore) -> String {
+    match s {
+        EngineScore::Cp(cp) => {
+            let sign = if cp < 0 { "-" } else { "+" };
+            let a = cp.unsigned_abs();
+            format!("{sign}{}.{:02}", a / 100, a % 100)
         }
-    }
-}
-
-impl std::fmt::Display for SuiteScore {
-    /// `+0.35`, `-1.20`, `#2`, `#-3`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            SuiteScore::Cp(cp) => {
-                let sign = if cp < 0 { "-" } else { "+" };
-                let a = cp.unsigned_abs();
-                write!(f, "{sign}{}.{:02}", a / 100, a % 100)
-            }
-            SuiteScore::Mate(n) => write!(f, "#{n}"),
-        }
+        EngineScore::Mate(n) => format!("#{n}"),
     }
 }
 
@@ -398,7 +379,7 @@ pub struct PositionResult {
     pub move_uci: Option<String>,
     pub solved: bool,
     /// Last reported score, depth, seldepth and nodes, if the engine said.
-    pub score: Option<SuiteScore>,
+    pub score: Option<EngineScore>,
     pub depth: Option<u32>,
     pub seldepth: Option<u32>,
     pub nodes: Option<u64>,
@@ -538,7 +519,7 @@ pub fn result_line(r: &PositionResult, layout: LineLayout) -> String {
     format!(
         "{head}  {:<4}  {:>6}  depth {:>3}  nodes {:>9}  {:.2}s",
         if r.solved { "ok" } else { "FAIL" },
-        opt(r.score.map(|s| s.to_string())),
+        opt(r.score.map(score_text)),
         opt(r.depth.map(|d| d.to_string())),
         opt(r.nodes.map(|n| n.to_string())),
         r.time_ms as f64 / 1000.0
@@ -586,7 +567,7 @@ pub fn solve_position(
             return result;
         }
     };
-    result.score = answer.score.map(SuiteScore::from);
+    result.score = answer.score;
     result.depth = answer.depth;
     result.seldepth = answer.seldepth;
     result.nodes = answer.nodes;
@@ -862,10 +843,10 @@ mod tests {
 
     #[test]
     fn scores_print_as_pawns_or_mates() {
-        assert_eq!(SuiteScore::Cp(35).to_string(), "+0.35");
-        assert_eq!(SuiteScore::Cp(-120).to_string(), "-1.20");
-        assert_eq!(SuiteScore::Cp(0).to_string(), "+0.00");
-        assert_eq!(SuiteScore::Mate(-3).to_string(), "#-3");
+        assert_eq!(score_text(EngineScore::Cp(35)), "+0.35");
+        assert_eq!(score_text(EngineScore::Cp(-120)), "-1.20");
+        assert_eq!(score_text(EngineScore::Cp(0)), "+0.00");
+        assert_eq!(score_text(EngineScore::Mate(-3)), "#-3");
     }
 
     #[test]

@@ -176,7 +176,7 @@ fn in_process_engine_solves_mates_and_avoids_the_am_move() {
     assert_ne!(r[3].move_san.as_deref(), Some("Qxd5"));
     assert!(matches!(
         r[2].score,
-        Some(karsinta_harness::suite::SuiteScore::Mate(2))
+        Some(karsinta_harness::players::EngineScore::Mate(2))
     ));
 
     // A bm/am check the engine cannot pass: the hanging capture fails.

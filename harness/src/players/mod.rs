@@ -41,8 +41,10 @@ pub struct MoveRequest<'a> {
     pub deadline: Duration,
 }
 
-/// Score as the engine reported it, from the mover's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Score as the engine reported it, from the mover's view; in JSON
+/// `{"cp": 35}` or `{"mate": -2}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EngineScore {
     Cp(i32),
     /// Mate in N moves; negative when the mover is being mated.
