@@ -296,6 +296,10 @@ fn resume_continues_exactly_and_threads_do_not_matter() {
     assert_eq!((part.status.as_str(), part.epochs), ("interrupted", 7));
     let resumed = run("parts", 1, None, true);
     assert_eq!(resumed.epochs, 12);
+    // Resuming a finished run (to verify it, say) keeps its speed figure.
+    let again = run("parts", 1, None, true);
+    assert!(resumed.positions_per_second > 0.0);
+    assert_eq!(again.positions_per_second, resumed.positions_per_second);
     let read = |d: &str, f: &str| std::fs::read_to_string(dir.path().join(d).join(f)).unwrap();
     assert_eq!(read("whole", "tuned.yaml"), read("parts", "tuned.yaml"));
     assert!(

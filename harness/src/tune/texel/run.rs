@@ -414,7 +414,13 @@ fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary
         positions_per_second: if grad_passes > 0 {
             data.train.len() as f64 * grad_passes as f64 / grad_time
         } else {
-            0.0
+            // A resume with no epoch left (say, to add `--verify`) times
+            // nothing: keep the figure of the invocation that did.
+            std::fs::read_to_string(dir.join("summary.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|v| v["positions_per_second"].as_f64())
+                .unwrap_or(0.0)
         },
         tuned_params: tuned_path.clone(),
         verify: None,
