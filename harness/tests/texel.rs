@@ -248,6 +248,107 @@ fn synthetic_labels_recover_the_known_weights() {
     }
 }
 
+#[test]
+fn synthetic_labels_recover_king_danger_and_piece_square_weights() {
+    // The recovery through the non-linear king danger (middlegame weights
+    // enter squared) and a piece-square table, from float-path labels. Only
+    // scalars whose score derivative is live in at least 50 positions can be
+    // identified; those are perturbed and tuned, and the test checks that
+    // every danger scalar and the knight squares random games reach (54 of
+    // 128) are among them.
+    const K: f64 = 0.008;
+    let known = EvalWeights::default();
+    let truth = flat_f64(&known);
+    let mut p = Positions::default();
+    let mut live = vec![0usize; truth.len()];
+    for b in random_positions(6000, 19) {
+        let t = trace(&b, &known);
+        let mut g = vec![0.0; truth.len()];
+        let v = t.view();
+        v.add_gradient(&v.forward(&truth), 1.0, &mut g);
+        for (n, d) in live.iter_mut().zip(&g) {
+            *n += usize::from(*d != 0.0);
+        }
+        // Float labels: the integer score's truncation (up to 4 cp) would
+        // hide an endgame danger unit, worth 1/20 cp.
+        let e = v.score_white(&truth);
+        p.push_trace(&t, (1.0 / (1.0 + (-K * e).exp())) as f32);
+    }
+    // Not `king_shield`: each king has exactly one shield entry, so a shift
+    // of all four cancels between the sides and only differences are defined.
+    let names: Vec<String> = [
+        "king_attacker",
+        "king_zone_attacks",
+        "king_weak_squares",
+        "king_safe_check",
+        "king_danger",
+        "psqt_knight",
+    ]
+    .map(String::from)
+    .to_vec();
+    let selected = select_weights(&names, Path::new("test"), "tune").unwrap();
+    let tuned: Vec<bool> = (0..truth.len())
+        .map(|i| selected[i] && live[i] >= 50)
+        .collect();
+    let specs = EvalWeights::specs();
+    let count = |prefix: &str| {
+        (0..truth.len())
+            .filter(|&i| tuned[i] && specs[i].name.starts_with(prefix))
+            .count()
+    };
+    // Every danger scalar (mg and eg) and the knight squares random games reach.
+    for (prefix, n) in [
+        ("king_attacker", 8),
+        ("king_safe_check", 8),
+        ("king_zone_attacks", 2),
+        ("king_weak_squares", 2),
+        ("king_danger", 4),
+    ] {
+        assert_eq!(count(prefix), n, "{prefix}");
+    }
+    assert!(count("psqt_knight") >= 50, "{}", count("psqt_knight"));
+    let bounds = Bounds {
+        tuned: tuned.clone(),
+        min: specs.iter().map(|s| f64::from(s.min)).collect(),
+        max: specs.iter().map(|s| f64::from(s.max)).collect(),
+    };
+    // Each start is 15 (or a quarter of the value) up or down. Danger
+    // weights start up: a start whose danger sums are negative everywhere
+    // sits on the clamp of max(danger, 0), where no gradient leads back.
+    let mut start = truth.clone();
+    for (i, x) in start.iter_mut().enumerate() {
+        if tuned[i] {
+            let d = (0.25 * x.abs()).max(15.0).round();
+            let danger = specs[i].name.starts_with("king_");
+            let up = ((danger || i % 2 == 0) && *x + d <= bounds.max[i]) || *x - d < bounds.min[i];
+            *x += if up { d } else { -d };
+        }
+    }
+    let mut s = TunerState::new(start, K);
+    let before = loss(&p, &s.weights, K);
+    for _ in 0..8000 {
+        let (_, g) = loss_and_gradient(&p, &s.weights, K);
+        s.step(&g, Optimizer::Adam, 2.0, &bounds);
+    }
+    let after = loss(&p, &s.weights, K);
+    assert!(after < before / 100.0, "loss {before} -> {after}");
+    // Tolerance 2 (starts are 15 or more off). The slowest scalars are the
+    // endgame danger ones, each unit worth 1/20 cp of an endgame score.
+    let mut worst = (0.0, String::new());
+    for i in (0..truth.len()).filter(|&i| tuned[i]) {
+        let err = (s.weights[i] - truth[i]).abs();
+        if err > worst.0 {
+            worst = (err, specs[i].name.clone());
+        }
+    }
+    assert!(
+        worst.0 <= 2.0,
+        "worst scalar {} off by {:.2}",
+        worst.1,
+        worst.0
+    );
+}
+
 fn small_dataset(dir: &Path) -> PathBuf {
     let path = dir.join("synthetic.bin");
     let w = EvalWeights::default();
