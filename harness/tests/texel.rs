@@ -210,38 +210,15 @@ fn synthetic_labels_recover_the_known_weights() {
         }
     }
     let specs = EvalWeights::specs();
-    let bounds = Bounds {
-        tuned: tuned.clone(),
-        min: specs.iter().map(|s| f64::from(s.min)).collect(),
-        max: specs.iter().map(|s| f64::from(s.max)).collect(),
-    };
-    let mut s = TunerState::new(start, K);
-    let before = loss(&p, &s.weights, K);
-    for _ in 0..1500 {
-        let (_, g) = loss_and_gradient(&p, &s.weights, K);
-        s.step(&g, Optimizer::Adam, 2.0, &bounds);
-    }
-    let after = loss(&p, &s.weights, K);
+    let (weights, before, after) = recover(&p, start, &tuned, K, 1500);
     assert!(after < before / 1000.0, "loss {before} -> {after}");
     // Tolerance: 3 cp per scalar (the integer labels carry up to
     // MAX_ROUNDING_CP of truncation noise, and a few scalars, such as the
     // queen's endgame value, appear in few positions).
-    let mut worst = (0.0, String::new());
-    for i in (0..truth.len()).filter(|&i| tuned[i]) {
-        let err = (s.weights[i] - truth[i]).abs();
-        if err > worst.0 {
-            worst = (err, specs[i].name.clone());
-        }
-    }
-    assert!(
-        worst.0 <= 3.0,
-        "worst scalar {} off by {:.2}",
-        worst.1,
-        worst.0
-    );
+    assert_recovered(&weights, &truth, &tuned, 3.0);
     // Rounded as the engine uses them, the weights are the known ones
     // within the same tolerance, and untuned ones never moved.
-    let r = flat_f64(&round_weights(&s.weights));
+    let r = flat_f64(&round_weights(&weights));
     for i in 0..truth.len() {
         let tol = if tuned[i] { 3.0 } else { 0.0 };
         assert!((r[i] - truth[i]).abs() <= tol, "{}", specs[i].name);
@@ -307,11 +284,6 @@ fn synthetic_labels_recover_king_danger_and_piece_square_weights() {
         assert_eq!(count(prefix), n, "{prefix}");
     }
     assert!(count("psqt_knight") >= 50, "{}", count("psqt_knight"));
-    let bounds = Bounds {
-        tuned: tuned.clone(),
-        min: specs.iter().map(|s| f64::from(s.min)).collect(),
-        max: specs.iter().map(|s| f64::from(s.max)).collect(),
-    };
     // Each start is 15 (or a quarter of the value) up or down. Danger
     // weights start up: a start whose danger sums are negative everywhere
     // sits on the clamp of max(danger, 0), where no gradient leads back.
@@ -320,29 +292,55 @@ fn synthetic_labels_recover_king_danger_and_piece_square_weights() {
         if tuned[i] {
             let d = (0.25 * x.abs()).max(15.0).round();
             let danger = specs[i].name.starts_with("king_");
-            let up = ((danger || i % 2 == 0) && *x + d <= bounds.max[i]) || *x - d < bounds.min[i];
+            let (min, max) = (f64::from(specs[i].min), f64::from(specs[i].max));
+            let up = ((danger || i % 2 == 0) && *x + d <= max) || *x - d < min;
             *x += if up { d } else { -d };
         }
     }
-    let mut s = TunerState::new(start, K);
-    let before = loss(&p, &s.weights, K);
-    for _ in 0..8000 {
-        let (_, g) = loss_and_gradient(&p, &s.weights, K);
-        s.step(&g, Optimizer::Adam, 2.0, &bounds);
-    }
-    let after = loss(&p, &s.weights, K);
+    let (weights, before, after) = recover(&p, start, &tuned, K, 8000);
     assert!(after < before / 100.0, "loss {before} -> {after}");
     // Tolerance 2 (starts are 15 or more off). The slowest scalars are the
     // endgame danger ones, each unit worth 1/20 cp of an endgame score.
+    assert_recovered(&weights, &truth, &tuned, 2.0);
+}
+
+/// Adam from `start` on the `tuned` scalars (within their ranges): the
+/// weights after `steps` full-batch steps, and the loss before and after.
+fn recover(
+    p: &Positions,
+    start: Vec<f64>,
+    tuned: &[bool],
+    k: f64,
+    steps: usize,
+) -> (Vec<f64>, f64, f64) {
+    let specs = EvalWeights::specs();
+    let bounds = Bounds {
+        tuned: tuned.to_vec(),
+        min: specs.iter().map(|s| f64::from(s.min)).collect(),
+        max: specs.iter().map(|s| f64::from(s.max)).collect(),
+    };
+    let mut s = TunerState::new(start, k);
+    let before = loss(p, &s.weights, k);
+    for _ in 0..steps {
+        let (_, g) = loss_and_gradient(p, &s.weights, k);
+        s.step(&g, Optimizer::Adam, 2.0, &bounds);
+    }
+    let after = loss(p, &s.weights, k);
+    (s.weights, before, after)
+}
+
+/// Every tuned scalar is within `tol` of the truth.
+fn assert_recovered(weights: &[f64], truth: &[f64], tuned: &[bool], tol: f64) {
+    let specs = EvalWeights::specs();
     let mut worst = (0.0, String::new());
     for i in (0..truth.len()).filter(|&i| tuned[i]) {
-        let err = (s.weights[i] - truth[i]).abs();
+        let err = (weights[i] - truth[i]).abs();
         if err > worst.0 {
             worst = (err, specs[i].name.clone());
         }
     }
     assert!(
-        worst.0 <= 2.0,
+        worst.0 <= tol,
         "worst scalar {} off by {:.2}",
         worst.1,
         worst.0
