@@ -131,6 +131,62 @@ fn truncated_files_end_cleanly() {
     assert!(e.to_string().contains("missing.pgn"), "{e}");
 }
 
+// Regressions found by the texel-data fuzz suite (tests/fuzz.rs).
+
+#[test]
+fn comment_evals_that_are_not_finite_leave_the_result_label() {
+    // Rust parses `nan` and `inf`: the labels were NaN, and the dataset
+    // written could not be loaded.
+    let dir = tempfile::tempdir().unwrap();
+    let game = "[Event \"nan\"]\n[Result \"1-0\"]\n\n1. e4 {wv=nan} e5 {NaN/3 1s} 2. Nf3 {[%eval 1e400]} Nc6 {-inf/1} 3. Bb5 {[%eval -infinity]} a6 {wv=inf} 1-0\n";
+    let pgn = write(dir.path(), "nan.pgn", game);
+    let out = dir.path().join("d.bin");
+    let lambda = ExtractOptions {
+        skip_plies: 0,
+        lambda: 0.5,
+        ..opts()
+    };
+    let r = extract(&[pgn], &out, &lambda, &|_| {}).unwrap();
+    assert_eq!(r.positions_sampled, 6);
+    let ds = karsinta_harness::tune::texel::run::load_all(&out).unwrap();
+    assert_eq!(ds.len() as u64, r.positions_kept);
+    assert!(ds.meta.iter().all(|m| m.label == 1.0), "White won");
+}
+
+#[test]
+fn an_unreadable_tag_line_skips_its_whole_game() {
+    // pgn-reader gives up on a tag line longer than its 16 KiB buffer and
+    // goes on with the next line: the rest of the game was read as a game
+    // of its own, here from the start position instead of its FEN (where
+    // 1. e4 is legal too).
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!(
+        "[Event \"long\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n[Annotator \"{}\"]\n[Result \"1-0\"]\n\n1. e4 Kd7 2. Kd2 Kd6 3. Kd3 Ke5 1-0\n\n",
+        "x".repeat(20_000)
+    );
+    let pgn = write(dir.path(), "long.pgn", &format!("{long}{GOOD}"));
+    let r = extract(&[pgn], &dir.path().join("d.bin"), &opts(), &|_| {}).unwrap();
+    assert_eq!((r.games_read, r.games_used), (2, 1), "{r:?}");
+    assert_eq!(r.skipped.len(), 1);
+    assert_eq!(
+        (r.skipped[0].game, r.skipped[0].kind),
+        (1, SkipKind::BadTag)
+    );
+    assert!(r.skipped[0].reason.contains("too long"), "{r:?}");
+    // Only the good game's 12 positions (16 plies, 4 skipped).
+    assert_eq!(r.positions_sampled, 12);
+}
+
+#[test]
+fn a_byte_order_mark_after_the_last_game_is_not_a_game() {
+    // pgn-reader's `has_more` took it for a game that `read_game` then did
+    // not find: one game more read than used and skipped.
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write(dir.path(), "bom.pgn", &format!("{GOOD}\u{feff}"));
+    let r = extract(&[pgn], &dir.path().join("d.bin"), &opts(), &|_| {}).unwrap();
+    assert_eq!((r.games_read, r.games_used, r.games_skipped()), (1, 1, 0));
+}
+
 #[test]
 fn sampling_caps_skips_and_labels() {
     let dir = tempfile::tempdir().unwrap();

@@ -255,9 +255,14 @@ fn known_result(text: &str) -> Option<Option<KnownOutcome>> {
 
 /// The evaluation in a move comment, in centipawns, from White's view:
 /// `[%eval 0.31]` (lichess, White's view), TCEC's `wv=0.31` (White's view)
-/// or cutechess's `+0.31/12 0.05s` (the mover's view). Mate scores and book
-/// comments give `None`.
+/// or cutechess's `+0.31/12 0.05s` (the mover's view). Mate scores, book
+/// comments and numbers that are not finite (`nan`, `inf`, `1e400`) give
+/// `None`: Rust parses those, and a NaN label would corrupt the dataset.
 pub fn comment_eval_cp(comment: &str, mover: Color) -> Option<f64> {
+    parse_comment_eval_cp(comment, mover).filter(|cp| cp.is_finite())
+}
+
+fn parse_comment_eval_cp(comment: &str, mover: Color) -> Option<f64> {
     let c = comment.trim();
     if let Some(i) = c.find("wv=") {
         let v = c[i + 3..].split([',', ' ', '}']).next()?;
@@ -418,6 +423,20 @@ impl Visitor for GameVisitor {
     }
 }
 
+/// Skip what is left of a game pgn-reader gave up on. It resumes on the line
+/// after a tag line it cannot read, so the game's remaining tags and moves
+/// would otherwise be read as a game of their own (without the tags before,
+/// a FEN say).
+fn skip_rest_of_game<R: Read>(reader: &mut Reader<R>) -> std::io::Result<()> {
+    loop {
+        match reader.skip_game() {
+            // Another unreadable tag line of the same game.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => continue,
+            r => return r.map(drop),
+        }
+    }
+}
+
 /// Counts the bytes the PGN reader has taken, for the progress bar.
 struct Counting<R> {
     inner: R,
@@ -502,6 +521,13 @@ pub fn extract(
             if !more || full {
                 break;
             }
+            let game = match reader.read_game(&mut visitor) {
+                Ok(Some(game)) => Ok(game),
+                // `has_more` takes a byte-order mark after the last game
+                // for the start of another one; it is not a game.
+                Ok(None) => break,
+                Err(e) => Err(e),
+            };
             game_no += 1;
             report.games_read += 1;
             let skipped = |kind, reason| SkippedGame {
@@ -510,8 +536,8 @@ pub fn extract(
                 kind,
                 reason,
             };
-            match reader.read_game(&mut visitor) {
-                Ok(Some(Ok(game))) => {
+            match game {
+                Ok(Ok(game)) => {
                     report.games_used += 1;
                     let mut cands = game.candidates;
                     if let Some(cap) = opts.max_per_game {
@@ -531,17 +557,24 @@ pub fn extract(
                         });
                     }
                 }
-                Ok(Some(Err((kind, reason)))) => report.skip(skipped(kind, reason)),
-                Ok(None) => break,
+                Ok(Err((kind, reason))) => report.skip(skipped(kind, reason)),
                 Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    // pgn-reader's syntax errors: a tag or comment that never
-                    // closes before the end of the file.
-                    let kind = if e.to_string().contains("tag") {
-                        SkipKind::BadTag
+                    // pgn-reader's syntax errors: a comment that never closes
+                    // before the end of the file, or a tag line that does not
+                    // end within its buffer (16 KiB) or the file.
+                    let (kind, reason) = if e.to_string().contains("tag") {
+                        (
+                            SkipKind::BadTag,
+                            format!("{e} (or a tag line too long to read)"),
+                        )
                     } else {
-                        SkipKind::Truncated
+                        (SkipKind::Truncated, e.to_string())
                     };
-                    report.skip(skipped(kind, e.to_string()));
+                    report.skip(skipped(kind, reason));
+                    skip_rest_of_game(&mut reader).map_err(|source| ExtractError::Read {
+                        path: path.clone(),
+                        source,
+                    })?;
                 }
                 Err(source) => {
                     return Err(ExtractError::Read {
@@ -652,6 +685,18 @@ mod tests {
             comment_eval_cp("d=34, sd=34, wv=1.38, R50=48", b),
             Some(138.0)
         );
+        // Rust parses these; as labels they were NaN (a dataset that does
+        // not load) or a certain result.
+        for c in [
+            "wv=nan",
+            "wv=inf",
+            "NaN/3 1s",
+            "-inf/1",
+            "[%eval 1e400]",
+            "[%eval -infinity]",
+        ] {
+            assert_eq!(comment_eval_cp(c, w), None, "{c}");
+        }
         assert_eq!(label(1.0, Some(0.0), 0.5), 0.75);
         assert_eq!(label(0.5, Some(400.0), 0.0), 0.5);
         assert!((label(0.0, Some(400.0), 1.0) - 10.0 / 11.0).abs() < 1e-6);
