@@ -1,18 +1,18 @@
 //! Texel tuning: the dataset builder on malformed PGN, recovery of known
-//! weights from synthetic labels, and exact resume / thread-count
-//! independence of a tuning run.
+//! weights from synthetic labels (Adam and AdaGrad) and of a known K by the
+//! fit, and exact resume / thread-count independence of a tuning run.
 
 use std::path::{Path, PathBuf};
 
 use cozy_chess::{Board, Move};
 use karsinta_engine::eval::weights::EvalWeights;
-use karsinta_engine::eval::{evaluate_white, flat_f64, trace};
+use karsinta_engine::eval::{evaluate_white, flat_f64, trace, Trace};
 use karsinta_harness::tune::texel::config::{select_weights, RawTexelConfig};
 use karsinta_harness::tune::texel::dataset::{DatasetWriter, Positions};
 use karsinta_harness::tune::texel::extract::SkipKind;
 use karsinta_harness::tune::texel::run::round_weights;
 use karsinta_harness::tune::texel::tuner::{
-    loss, loss_and_gradient, Bounds, Optimizer, TunerState,
+    fit_k, loss, loss_and_gradient, Bounds, Optimizer, TunerState, CHUNK,
 };
 use karsinta_harness::tune::texel::{
     extract, run_texel, ExtractOptions, TexelConfig, TexelRunOptions,
@@ -242,17 +242,20 @@ fn random_positions(n: usize, seed: u64) -> Vec<Board> {
     out
 }
 
-#[test]
-fn synthetic_labels_recover_the_known_weights() {
-    // Labels from the engine's integer evaluation under the known (default)
-    // weights; the tuner, scoring in floating point, starts from perturbed
-    // weights and must find the known ones again.
-    const K: f64 = 0.008;
+/// The scale of the synthetic labels of [`material_problem`].
+const MATERIAL_K: f64 = 0.008;
+
+/// A small problem with a known answer: 3000 random positions labelled
+/// `sigmoid(K * eval)` by the engine's integer evaluation under the known
+/// (default) weights, and a start with every material, bishop pair and
+/// tempo scalar a quarter or so off. Returns the positions, the start, the
+/// known weights and the tuned mask.
+fn material_problem() -> (Positions, Vec<f64>, Vec<f64>, Vec<bool>) {
     let known = EvalWeights::default();
     let mut p = Positions::default();
     for b in random_positions(3000, 7) {
         let e = f64::from(evaluate_white(&b, &known));
-        p.push_trace(&trace(&b, &known), (1.0 / (1.0 + (-K * e).exp())) as f32);
+        p.push_trace(&trace(&b, &known), sigmoid(MATERIAL_K * e) as f32);
     }
     let names: Vec<String> = ["material_", "bishop_pair", "tempo"]
         .map(String::from)
@@ -265,8 +268,21 @@ fn synthetic_labels_recover_the_known_weights() {
             *x = (*x * if i % 3 == 0 { 1.3 } else { 0.75 }).round() + 7.0;
         }
     }
+    (p, start, truth, tuned)
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+#[test]
+fn synthetic_labels_recover_the_known_weights() {
+    // The tuner, scoring in floating point, starts from perturbed weights
+    // and must find the known ones again.
+    let (p, start, truth, tuned) = material_problem();
     let specs = EvalWeights::specs();
-    let (weights, before, after) = recover(&p, start, &tuned, K, 1500);
+    let (weights, before, after) =
+        recover(&p, start, &tuned, MATERIAL_K, Optimizer::Adam, 2.0, 1500);
     assert!(after < before / 1000.0, "loss {before} -> {after}");
     // Tolerance: 3 cp per scalar (the integer labels carry up to
     // MAX_ROUNDING_CP of truncation noise, and a few scalars, such as the
@@ -305,7 +321,7 @@ fn synthetic_labels_recover_king_danger_and_piece_square_weights() {
         // Float labels: the integer score's truncation (up to 4 cp) would
         // hide an endgame danger unit, worth 1/20 cp.
         let e = v.score_white(&truth);
-        p.push_trace(&t, (1.0 / (1.0 + (-K * e).exp())) as f32);
+        p.push_trace(&t, sigmoid(K * e) as f32);
     }
     // Not `king_shield`: each king has exactly one shield entry, so a shift
     // of all four cancels between the sides and only differences are defined.
@@ -353,20 +369,23 @@ fn synthetic_labels_recover_king_danger_and_piece_square_weights() {
             *x += if up { d } else { -d };
         }
     }
-    let (weights, before, after) = recover(&p, start, &tuned, K, 8000);
+    let (weights, before, after) = recover(&p, start, &tuned, K, Optimizer::Adam, 2.0, 8000);
     assert!(after < before / 100.0, "loss {before} -> {after}");
     // Tolerance 2 (starts are 15 or more off). The slowest scalars are the
     // endgame danger ones, each unit worth 1/20 cp of an endgame score.
     assert_recovered(&weights, &truth, &tuned, 2.0);
 }
 
-/// Adam from `start` on the `tuned` scalars (within their ranges): the
-/// weights after `steps` full-batch steps, and the loss before and after.
+/// `opt` from `start` on the `tuned` scalars (within their ranges): the
+/// weights after `steps` full-batch steps of learning rate `lr`, and the
+/// loss before and after.
 fn recover(
     p: &Positions,
     start: Vec<f64>,
     tuned: &[bool],
     k: f64,
+    opt: Optimizer,
+    lr: f64,
     steps: usize,
 ) -> (Vec<f64>, f64, f64) {
     let specs = EvalWeights::specs();
@@ -379,10 +398,85 @@ fn recover(
     let before = loss(p, &s.weights, k);
     for _ in 0..steps {
         let (_, g) = loss_and_gradient(p, &s.weights, k);
-        s.step(&g, Optimizer::Adam, 2.0, &bounds);
+        s.step(&g, opt, lr, &bounds);
     }
     let after = loss(p, &s.weights, k);
     (s.weights, before, after)
+}
+
+#[test]
+fn adagrad_also_recovers_the_known_weights() {
+    // AdaGrad's steps shrink with the summed squared gradient, so it needs
+    // a larger first step than Adam (at its default of 5 it is still 59 cp
+    // off after 1500 steps); from the same start it must reach the same
+    // weights, with the same tolerance.
+    let (p, start, truth, tuned) = material_problem();
+    let (weights, before, after) = recover(
+        &p,
+        start,
+        &tuned,
+        MATERIAL_K,
+        Optimizer::Adagrad,
+        20.0,
+        1500,
+    );
+    assert!(after < before / 1000.0, "loss {before} -> {after}");
+    assert_recovered(&weights, &truth, &tuned, 3.0);
+}
+
+#[test]
+fn fit_k_finds_the_scale_of_the_labels_deterministically() {
+    // Labels sigmoid(K * eval) of the known weights' own (float) scores:
+    // the loss is zero at K and nowhere else, so the fit must find K to
+    // 1e-6 (the labels are f32) for a small, a typical and a large K.
+    let known = EvalWeights::default();
+    let w = flat_f64(&known);
+    let traces: Vec<Trace> = random_positions(2000, 23)
+        .iter()
+        .map(|b| trace(b, &known))
+        .collect();
+    let labelled = |k: f64, copies: usize| {
+        let mut p = Positions::default();
+        for _ in 0..copies {
+            for t in &traces {
+                p.push_trace(t, sigmoid(k * t.view().score_white(&w)) as f32);
+            }
+        }
+        p
+    };
+    for k in [0.0015, 0.0055, 0.02] {
+        let fit = fit_k(&labelled(k, 1), &w);
+        assert!((fit / k - 1.0).abs() < 1e-6, "K {k}: fit {fit}");
+    }
+    // Results of games (0 or 1, drawn with probability sigmoid(K * eval))
+    // make the fit an estimate: within 10% here (4% or less for the seeds
+    // tried).
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut games = Positions::default();
+    for _ in 0..5 {
+        for t in &traces {
+            let win = rng.gen_bool(sigmoid(0.0055 * t.view().score_white(&w)));
+            games.push_trace(t, if win { 1.0 } else { 0.0 });
+        }
+    }
+    let fit = fit_k(&games, &w);
+    assert!((fit / 0.0055 - 1.0).abs() < 0.1, "fit {fit}");
+    // Deterministic: the same K to the bit on every call and for any thread
+    // count (10000 positions: more than one chunk, whose sums are added in
+    // order).
+    assert!(games.len() > CHUNK);
+    let fits: Vec<u64> = [1, 2, 1]
+        .iter()
+        .map(|&threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| fit_k(&games, &w)).to_bits()
+        })
+        .collect();
+    assert!(fits.iter().all(|&f| f == fits[0]), "{fits:?}");
+    assert_eq!(fits[0], fit.to_bits());
 }
 
 /// Every tuned scalar is within `tol` of the truth.
@@ -411,7 +505,7 @@ fn small_dataset(dir: &Path) -> PathBuf {
     for b in random_positions(600, 11) {
         let t = trace(&b, &w);
         let e = f64::from(evaluate_white(&b, &w));
-        let win = 1.0 / (1.0 + (-0.006 * e).exp());
+        let win = sigmoid(0.006 * e);
         let label = if rng.gen_bool(win) { 1.0 } else { 0.0 };
         wr.push(&t.view(), t.white_to_move, label).unwrap();
     }
