@@ -1,12 +1,18 @@
 //! Texel tuning: the dataset builder on malformed PGN, recovery of known
 //! weights from synthetic labels (Adam and AdaGrad) and of a known K by the
-//! fit, and exact resume / thread-count independence of a tuning run.
+//! fit, exact resume / thread-count independence of a tuning run, and
+//! `karsinta tune texel --verify` end to end.
+
+mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
+use common::{EPD, KARSINTA};
 use cozy_chess::{Board, Move};
 use karsinta_engine::eval::weights::EvalWeights;
 use karsinta_engine::eval::{evaluate_white, flat_f64, trace, Trace};
+use karsinta_engine::Params;
 use karsinta_harness::tune::texel::config::{select_weights, RawTexelConfig};
 use karsinta_harness::tune::texel::dataset::{DatasetWriter, Positions};
 use karsinta_harness::tune::texel::extract::SkipKind;
@@ -570,6 +576,111 @@ fn resume_continues_exactly_and_threads_do_not_matter() {
 }
 
 #[test]
+fn tune_texel_verify_plays_the_match_into_the_run_folder() {
+    // `karsinta tune texel --verify` end to end: a few epochs, then the
+    // `verify:` SPRT match, tuned vs start in-process, capped at 8 games.
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dataset(dir.path());
+    std::fs::write(dir.path().join("open.epd"), EPD).unwrap();
+    let cfg = dir.path().join("tiny.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "dataset: {}\nepochs: 5\nthreads: 1\nlearning_rate: 3\n\
+             verify:\n  time_control: nodes=200\n  openings: {{ file: open.epd }}\n  \
+             concurrency: 2\n  seed: 3\n  sprt: {{ elo0: 0, elo1: 5, max_games: 8 }}\n  \
+             adjudication: {{ max_moves: 60 }}\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let o = Command::new(KARSINTA)
+        .args(["tune", "texel", "--verify", "-q", "--out"])
+        .args([&run, &cfg])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let read = |f: &str| std::fs::read_to_string(run.join(f)).unwrap();
+    let json = |f: &str| serde_json::from_str::<serde_json::Value>(&read(f)).unwrap();
+
+    // The match's own folder: config, ledger (a line per pair), games and
+    // summary, the 8 games of the cap between the tuned and the start file.
+    let v = json("verify/summary.json");
+    assert_eq!(v["name"], "tiny-verify");
+    assert_eq!(v["engines"], serde_json::json!(["tuned", "start"]));
+    assert_eq!(v["games"], 8, "{v}");
+    let (w, d, l) = (
+        v["wins"].as_u64(),
+        v["draws"].as_u64(),
+        v["losses"].as_u64(),
+    );
+    assert_eq!(w.unwrap() + d.unwrap() + l.unwrap(), 8, "{v}");
+    assert_eq!(v["sprt"]["elo1"], 5.0, "{v}");
+    assert_eq!(read("verify/ledger.jsonl").lines().count(), 4);
+    let pgn = read("verify/games.pgn");
+    assert_eq!(pgn.matches("[White \"tuned\"]").count(), 4, "{pgn}");
+    assert_eq!(pgn.matches("[Black \"tuned\"]").count(), 4, "{pgn}");
+    // The resolved match config: the tuned engine plays the run's
+    // tuned.yaml, the other the start (here the defaults).
+    let config: serde_yaml::Value = serde_yaml::from_str(&read("verify/config.yaml")).unwrap();
+    let params_of = |engine: &serde_yaml::Value| match engine.get("params") {
+        Some(p) => Params::from_yaml_str(&serde_yaml::to_string(p).unwrap(), "verify")
+            .unwrap()
+            .to_yaml(),
+        None => Params::default().to_yaml(),
+    };
+    let engines = &config["engines"];
+    let tuned = Params::load_yaml(&run.join("tuned.yaml"))
+        .unwrap()
+        .to_yaml();
+    assert_eq!(
+        (&engines[0]["name"], &engines[1]["name"]),
+        (&"tuned".into(), &"start".into())
+    );
+    assert_eq!(params_of(&engines[0]), tuned);
+    assert_eq!(params_of(&engines[1]), Params::default().to_yaml());
+    assert_ne!(
+        tuned,
+        Params::default().to_yaml(),
+        "five epochs move weights"
+    );
+    // The run's summary carries the match's; its report page is written.
+    let s = json("summary.json");
+    assert_eq!(s["status"], "finished");
+    assert_eq!(s["verify"], v);
+    assert!(run.join("report.html").is_file());
+
+    // Printed: the tuning result, then the match's result block.
+    assert!(
+        stdout.contains("Texel | tiny (finished), 5 epochs"),
+        "{stdout}"
+    );
+    let block = stdout
+        .split_once("Match | tiny-verify")
+        .unwrap_or_else(|| panic!("no verify block: {stdout}"))
+        .1;
+    for line in [
+        "SPRT  | nodes=200 [0.00, 5.00]".to_string(),
+        format!(
+            "Games | N: 8 W: {} L: {} D: {}",
+            w.unwrap(),
+            l.unwrap(),
+            d.unwrap()
+        ),
+        "LLR   | ".to_string(),
+        "Penta | ".to_string(),
+    ] {
+        assert!(block.contains(&line), "{line}: {stdout}");
+    }
+}
+
+#[test]
 fn a_finished_run_folder_is_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let data = small_dataset(dir.path());
@@ -656,7 +767,7 @@ fn tune_with(dir: &Path, data: &Path, out: &str, lines: &str) -> (serde_json::Va
     let summary =
         serde_json::from_str(&std::fs::read_to_string(dir.join(out).join("summary.json")).unwrap())
             .unwrap();
-    let tuned = karsinta_engine::Params::load_yaml(&dir.join(out).join("tuned.yaml")).unwrap();
+    let tuned = Params::load_yaml(&dir.join(out).join("tuned.yaml")).unwrap();
     (summary, flat_f64(&tuned.eval))
 }
 
