@@ -1,7 +1,13 @@
 //! The command line: perft and bench output formats, parameter files
-//! (`--params`, `params --yaml`, `params --spsa`) and their errors.
+//! (`--params`, `params --yaml`, `params --spsa`, `eval` and `qeval` under
+//! them) and their errors.
 
-use std::process::Command;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use karsinta_engine::eval::evaluate;
+use karsinta_engine::Params;
 
 fn engine() -> Command {
     Command::new(env!("CARGO_BIN_EXE_karsinta-engine"))
@@ -144,6 +150,80 @@ fn bad_params_file_fails_with_file_key_and_range() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.yaml"));
+}
+
+/// The engine's UCI output for `commands` (then `quit`), with `--params`
+/// if given.
+fn uci(params: Option<&Path>, commands: &str) -> String {
+    let mut cmd = engine();
+    if let Some(p) = params {
+        cmd.args(["--params", p.to_str().unwrap()]);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine runs");
+    let mut stdin = child.stdin.take().unwrap();
+    write!(stdin, "{commands}\nquit\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{commands}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The scores of the `info string {key} N cp (side to move)` lines, in order.
+fn scores(out: &str, key: &str) -> Vec<i32> {
+    let prefix = format!("info string {key} ");
+    out.lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|r| {
+            r.strip_suffix(" cp (side to move)")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("not a {key} score: {r}"))
+        })
+        .collect()
+}
+
+#[test]
+fn params_file_moves_eval_and_qeval() {
+    // A pawn worth 30 cp more in the middlegame and 60 more in the endgame.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pawns.yaml");
+    let pawn = Params::default().eval.material_pawn;
+    std::fs::write(
+        &path,
+        format!(
+            "material_pawn_mg: {}\nmaterial_pawn_eg: {}\n",
+            pawn.0 + 30,
+            pawn.1 + 60
+        ),
+    )
+    .unwrap();
+    // Both positions have a rook each (phase 4 of 24), so an extra pawn
+    // gains (30 * 4 + 60 * 20) / 24 = 55 cp. In the first White is a pawn
+    // up with nothing to capture; in the second the pawns are level, but
+    // exd5 wins one: the static eval does not move, the quiescence score
+    // (its leaf a pawn up) does.
+    let up = "r3k3/pp3ppp/8/8/8/8/PPP2PPP/R3K3 w - - 0 1";
+    let wins = "r3k3/pp3ppp/8/3p4/4P3/8/PP3PPP/R3K3 w - - 0 1";
+    let commands = format!("position fen {up}\neval\nqeval\nposition fen {wins}\neval\nqeval");
+    let before = uci(None, &commands);
+    let after = uci(Some(&path), &commands);
+    let delta = |key: &str| -> Vec<i32> {
+        let (b, a) = (scores(&before, key), scores(&after, key));
+        assert_eq!((b.len(), a.len()), (2, 2), "{before}{after}");
+        a.iter().zip(&b).map(|(a, b)| a - b).collect()
+    };
+    assert_eq!(delta("eval"), [55, 0], "{before}{after}");
+    assert_eq!(delta("qeval"), [55, 55], "{before}{after}");
+    // And `eval` is the library's evaluation under the loaded file.
+    let loaded = Params::load_yaml(&path).unwrap();
+    let expected: Vec<i32> = [up, wins]
+        .iter()
+        .map(|f| evaluate(&f.parse().unwrap(), &loaded.eval))
+        .collect();
+    assert_eq!(scores(&after, "eval"), expected);
 }
 
 #[test]
