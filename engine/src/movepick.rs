@@ -20,6 +20,7 @@
 
 use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
+use crate::mem::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, see_ge, PieceValues};
 use crate::types::MAX_PLY;
@@ -35,32 +36,11 @@ const COUNTER: i32 = 900_000;
 const BAD_CAPTURE: i32 = -1_000_000;
 const UNDER_PROMOTION: i32 = -2_000_000;
 
-/// The picker's fixed-capacity move list with a score per move (no
-/// allocation).
+/// The picker's move list with a score per move: fixed capacity, no
+/// allocation and no initialisation (see [`ArrayList`]).
 struct MoveList {
-    moves: [Move; MAX_MOVES],
-    scores: [i32; MAX_MOVES],
-    len: usize,
-}
-
-const NULL_MOVE: Move = Move {
-    from: Square::A1,
-    to: Square::A1,
-    promotion: None,
-};
-
-impl MoveList {
-    fn new() -> Self {
-        MoveList {
-            moves: [NULL_MOVE; MAX_MOVES],
-            scores: [0; MAX_MOVES],
-            len: 0,
-        }
-    }
-    fn push(&mut self, mv: Move) {
-        self.moves[self.len] = mv;
-        self.len += 1;
-    }
+    moves: ArrayList<Move, MAX_MOVES>,
+    scores: ArrayList<i32, MAX_MOVES>,
 }
 
 /// Quiet-move ordering state kept between searches until `new_game`.
@@ -252,7 +232,10 @@ impl MovePicker {
             stage: Stage::TtMove,
             tt_move,
             mode,
-            list: MoveList::new(),
+            list: MoveList {
+                moves: ArrayList::new(),
+                scores: ArrayList::new(),
+            },
             idx: 0,
         }
     }
@@ -275,20 +258,27 @@ impl MovePicker {
                     self.stage = Stage::Rest;
                 }
                 Stage::Rest => {
-                    if self.idx >= self.list.len {
+                    let idx = self.idx;
+                    let moves = self.list.moves.as_mut_slice();
+                    if idx >= moves.len() {
                         return None;
                     }
-                    let mut best = self.idx;
-                    for i in self.idx + 1..self.list.len {
-                        if self.list.scores[i] > self.list.scores[best] {
+                    // Selection sort: the first of the best scores, swapped
+                    // to the front (the swap decides the order of equal
+                    // scores, so it must stay as it is).
+                    let scores = self.list.scores.as_mut_slice();
+                    let mut best = idx;
+                    let mut best_score = scores[idx];
+                    for (i, &s) in scores.iter().enumerate().skip(idx + 1) {
+                        if s > best_score {
                             best = i;
+                            best_score = s;
                         }
                     }
-                    self.list.moves.swap(self.idx, best);
-                    self.list.scores.swap(self.idx, best);
-                    let mv = self.list.moves[self.idx];
+                    moves.swap(idx, best);
+                    scores.swap(idx, best);
                     self.idx += 1;
-                    return Some(mv);
+                    return Some(moves[idx]);
                 }
             }
         }
@@ -308,7 +298,7 @@ impl MovePicker {
     fn generate(&mut self, board: &Board, ctx: &OrderCtx) {
         let us = board.side_to_move();
         let them = board.colors(!us);
-        let list = &mut self.list;
+        let list = &mut self.list.moves;
         let tt_move = self.tt_move;
         match self.mode {
             PickMode::All => {
@@ -350,8 +340,9 @@ impl MovePicker {
                 });
             }
         }
-        for i in 0..self.list.len {
-            self.list.scores[i] = score_move(board, self.list.moves[i], ctx);
+        let MoveList { moves, scores } = &mut self.list;
+        for &mv in moves.as_slice() {
+            scores.push(score_move(board, mv, ctx));
         }
     }
 }
