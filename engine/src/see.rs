@@ -18,13 +18,15 @@ use crate::position::is_castling;
 pub type PieceValues = [i32; 6];
 
 /// Whether `mv` is an en-passant capture.
+#[inline]
 pub fn is_en_passant(board: &Board, mv: Move) -> bool {
     mv.from.file() != mv.to.file()
-        && board.piece_on(mv.from) == Some(Piece::Pawn)
-        && board.piece_on(mv.to).is_none()
+        && board.pieces(Piece::Pawn).has(mv.from)
+        && !board.occupied().has(mv.to)
 }
 
 /// The piece `mv` captures, if any (a pawn for en passant).
+#[inline]
 pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     if board.colors(!board.side_to_move()).has(mv.to) {
         board.piece_on(mv.to)
