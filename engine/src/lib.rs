@@ -8,7 +8,7 @@ pub mod ablate;
 pub mod bench;
 pub mod eval;
 #[allow(unsafe_code)]
-pub mod mem;
+pub mod lowlevel;
 pub mod movepick;
 pub mod param_spec;
 pub mod params;

@@ -1,6 +1,7 @@
-//! Low-level memory helpers for the hot paths: a fixed-capacity list that
-//! skips initialising its storage, and a cache prefetch. This is the
-//! engine's only `unsafe` code; each block states why it is sound.
+//! Low-level helpers for the hot paths: a fixed-capacity list that skips
+//! initialising its storage, and running code with the CPU's `popcnt`
+//! instruction when it has one. This is the engine's only `unsafe` code;
+//! each block states why it is sound.
 
 use std::mem::MaybeUninit;
 
@@ -56,6 +57,27 @@ impl<T: Copy, const N: usize> ArrayList<T, N> {
         // SAFETY: as in `as_slice`; the borrow of `self` is exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.items.as_mut_ptr().cast::<T>(), self.len) }
     }
+}
+
+/// Run `f` compiled with the `popcnt` instruction when the CPU has it (any
+/// x86-64 CPU since 2008), else as it is. The default x86-64 target counts
+/// bits with a dozen instructions; the evaluation counts bits ~50 times.
+/// `f` and what it calls must be inlined into it to benefit.
+#[inline(always)]
+pub fn with_popcnt<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU supports `popcnt`, checked just above.
+        return unsafe { popcnt_enabled(f) };
+    }
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+#[inline]
+fn popcnt_enabled<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 #[cfg(test)]

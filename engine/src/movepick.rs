@@ -20,7 +20,7 @@
 
 use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
-use crate::mem::ArrayList;
+use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, see_ge, PieceValues};
 use crate::types::MAX_PLY;

@@ -90,9 +90,14 @@ pub fn evaluate(board: &Board, w: &EvalWeights) -> i32 {
 
 /// Static evaluation of `board` in centipawns from White's view.
 pub fn evaluate_white(board: &Board, w: &EvalWeights) -> i32 {
-    let mut sink = ScoreSink { total: S(0, 0) };
-    let shape = terms::evaluate_terms(board, w, &mut sink);
-    taper(sink.total, shape.phase, shape.eg_scale)
+    crate::lowlevel::with_popcnt(
+        #[inline(always)]
+        || {
+            let mut sink = ScoreSink { total: S(0, 0) };
+            let shape = terms::evaluate_terms(board, w, &mut sink);
+            taper(sink.total, shape.phase, shape.eg_scale)
+        },
+    )
 }
 
 /// The coefficients of every weight in `board`'s evaluation (see [`Trace`]).

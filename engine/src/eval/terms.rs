@@ -90,7 +90,9 @@ struct Attacks {
     king_zone_attacks: i32,
 }
 
-/// Evaluate all terms of `board` into `sink`.
+/// Evaluate all terms of `board` into `sink`. Always inlined, so that
+/// [`super::evaluate_white`] compiles it with `popcnt`.
+#[inline(always)]
 pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: &mut K) -> Shape {
     let sides = [
         Side::new(board, Color::White),
