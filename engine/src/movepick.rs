@@ -100,6 +100,16 @@ impl Heuristics {
         ((c as usize * 6 + p as usize) * 64 + s as usize) * 384 + piece as usize * 64 + to as usize
     }
 
+    /// The butterfly history of `side`'s moves, indexed by `from * 64 + to`.
+    fn history_table(&self, side: Color) -> &[i32] {
+        &self.history[side as usize * 4096..][..4096]
+    }
+
+    /// The continuation history after `prev`, indexed by `piece * 64 + to`.
+    fn cont_table(&self, prev: ContKey) -> &[i32] {
+        &self.cont[Self::cont_index(prev, Piece::Pawn, Square::A1)..][..384]
+    }
+
     /// Continuation history of a quiet `piece` to `to` after `prev`.
     pub fn cont_history(&self, prev: ContKey, piece: Piece, to: Square) -> i32 {
         self.cont[Self::cont_index(prev, piece, to)]
@@ -196,23 +206,73 @@ pub struct OrderCtx<'a> {
     pub cont: [Option<ContKey>; 2],
 }
 
-impl OrderCtx<'_> {
+impl<'a> OrderCtx<'a> {
     /// The history score of a quiet move by `piece`: butterfly history plus,
     /// with `cont_history`, the continuation histories (what the picker
     /// orders quiets by, and what the search's history-based rules read).
     pub fn quiet_history(&self, us: Color, piece: Piece, mv: Move) -> i32 {
+        self.quiet_tables(us).score(piece, mv)
+    }
+
+    /// The tables [`Self::quiet_history`] reads, looked up once per node.
+    fn quiet_tables(&self, us: Color) -> QuietTables<'a> {
         let p = self.params;
-        let mut s = if p.history {
-            self.heur.history(us, mv)
-        } else {
-            0
+        let heur = self.heur;
+        let cont = |k: Option<ContKey>| k.filter(|_| p.cont_history).map(|k| heur.cont_table(k));
+        QuietTables {
+            history: p.history.then(|| heur.history_table(us)),
+            cont: [cont(self.cont[0]), cont(self.cont[1])],
+        }
+    }
+}
+
+/// The history tables that score the quiet moves of one node (`None`
+/// where switched off or without an earlier move).
+struct QuietTables<'a> {
+    history: Option<&'a [i32]>,
+    cont: [Option<&'a [i32]>; 2],
+}
+
+impl QuietTables<'_> {
+    #[inline]
+    fn score(&self, piece: Piece, mv: Move) -> i32 {
+        let mut s = match self.history {
+            Some(h) => h[mv.from as usize * 64 + mv.to as usize],
+            None => 0,
         };
-        if p.cont_history {
-            for prev in self.cont.iter().flatten() {
-                s += self.heur.cont_history(*prev, piece, mv.to);
-            }
+        let i = piece as usize * 64 + mv.to as usize;
+        for t in self.cont.iter().flatten() {
+            s += t[i];
         }
         s
+    }
+}
+
+/// What scoring the moves of one node reads, looked up once.
+struct Scorer<'a> {
+    ctx: &'a OrderCtx<'a>,
+    /// The killers of this ply in use.
+    killers: &'a [Option<Move>],
+    /// The countermove, if switched on and known.
+    counter: Option<Move>,
+    quiet: QuietTables<'a>,
+}
+
+impl<'a> Scorer<'a> {
+    fn new(board: &Board, ctx: &'a OrderCtx<'a>) -> Self {
+        let p = ctx.params;
+        let us = board.side_to_move();
+        let count = p.killer_count.clamp(0, 4) as usize;
+        let counter = match ctx.prev {
+            Some((piece, to)) if p.countermove => ctx.heur.countermove(us, piece, to),
+            _ => None,
+        };
+        Scorer {
+            ctx,
+            killers: &ctx.heur.killers[ctx.ply][..count],
+            counter,
+            quiet: ctx.quiet_tables(us),
+        }
     }
 }
 
@@ -340,9 +400,10 @@ impl MovePicker {
                 });
             }
         }
+        let scorer = Scorer::new(board, ctx);
         let MoveList { moves, scores } = &mut self.list;
         for &mv in moves.as_slice() {
-            scores.push(score_move(board, mv, ctx));
+            scores.push(score_move(board, mv, &scorer));
         }
     }
 }
@@ -354,7 +415,8 @@ pub fn gives_check(board: &Board, mv: Move) -> bool {
     !b.checkers().is_empty()
 }
 
-fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
+fn score_move(board: &Board, mv: Move, sc: &Scorer) -> i32 {
+    let ctx = sc.ctx;
     let p = ctx.params;
     let victim = captured_piece(board, mv);
     if let Some(promo) = mv.promotion {
@@ -391,23 +453,16 @@ fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
             }
         };
     }
-    let count = p.killer_count.clamp(0, 4) as usize;
-    let killers = &ctx.heur.killers[ctx.ply];
-    for (i, k) in killers.iter().take(count).enumerate() {
+    for (i, k) in sc.killers.iter().enumerate() {
         if *k == Some(mv) {
             return KILLER - i as i32;
         }
     }
-    let us = board.side_to_move();
-    if p.countermove {
-        if let Some((piece, to)) = ctx.prev {
-            if ctx.heur.countermove(us, piece, to) == Some(mv) {
-                return COUNTER;
-            }
-        }
+    if sc.counter == Some(mv) {
+        return COUNTER;
     }
     match board.piece_on(mv.from) {
-        Some(piece) => ctx.quiet_history(us, piece, mv),
+        Some(piece) => sc.quiet.score(piece, mv),
         None => 0,
     }
 }
