@@ -326,15 +326,12 @@ impl MovePicker {
                     // Selection sort: the first of the best scores, swapped
                     // to the front (the swap decides the order of equal
                     // scores, so it must stay as it is).
+                    // The maximum first (a branch-free, vectorised pass),
+                    // then its first position.
                     let scores = self.list.scores.as_mut_slice();
-                    let mut best = idx;
-                    let mut best_score = scores[idx];
-                    for (i, &s) in scores.iter().enumerate().skip(idx + 1) {
-                        if s > best_score {
-                            best = i;
-                            best_score = s;
-                        }
-                    }
+                    let rest = &scores[idx..];
+                    let max = rest.iter().copied().fold(i32::MIN, i32::max);
+                    let best = idx + rest.iter().position(|&s| s == max).unwrap_or(0);
                     moves.swap(idx, best);
                     scores.swap(idx, best);
                     self.idx += 1;
