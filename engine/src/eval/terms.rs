@@ -9,7 +9,7 @@ use cozy_chess::{
 };
 
 use super::masks::{
-    adjacent_files, distance, file_bb, pawn_attacks, ranks_ahead, ATTACK_SPAN, FRONT, PASSED_SPAN,
+    distance, file_bb, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, FRONT, PASSED_SPAN, RANKS_AHEAD,
 };
 use super::weights::{EvalWeights, IDX, S};
 use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
@@ -145,7 +145,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             sink.add(IDX.psqt_pawn + i, w.psqt_pawn[i], sign);
             let (file, rank, rr) = (s % 8, s / 8, rel_rank(s));
             let front = FRONT[c][s];
-            let adjacent = adjacent_files(file) & us.pawns;
+            let adjacent = ADJACENT_FILES[file] & us.pawns;
             if us.pawns & front != 0 {
                 sink.add(IDX.pawn_doubled, w.pawn_doubled, sign);
             }
@@ -153,7 +153,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 sink.add(IDX.pawn_isolated, w.pawn_isolated, sign);
             } else {
                 let stop = if white { s + 8 } else { s - 8 };
-                let behind_or_level = adjacent & !ranks_ahead(rank, white);
+                let behind_or_level = adjacent & !RANKS_AHEAD[c][rank];
                 if behind_or_level == 0 && pawn_att[1 - c] & (1 << stop) != 0 {
                     sink.add(IDX.pawn_backward, w.pawn_backward, sign);
                 }
@@ -271,7 +271,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         let i = rel(k);
         sink.add(IDX.psqt_king + i, w.psqt_king[i], sign);
         let centre = (k % 8).clamp(1, 6);
-        let ahead = ranks_ahead(k / 8, white);
+        let ahead = RANKS_AHEAD[c][k / 8];
         for f in centre - 1..=centre + 1 {
             let span = ahead & file_bb(f);
             let nearest = |b: u64| {
