@@ -19,7 +19,7 @@ use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use cozy_chess::{Board, Color, Move, Piece, Rank};
+use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
 use crate::eval::evaluate;
 use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode};
@@ -242,6 +242,13 @@ pub struct QuietLeaf {
     pub score: i32,
     /// Quiescence nodes searched.
     pub nodes: u64,
+}
+
+/// See [`Worker::order_keys`].
+#[derive(Clone, Copy)]
+struct OrderKeys {
+    prev: Option<(Piece, Square)>,
+    cont: [Option<ContKey>; 2],
 }
 
 /// Per-ply search state.
@@ -647,7 +654,10 @@ impl<'a> Worker<'a> {
         best
     }
 
-    fn order_ctx(&self, ply: usize) -> OrderCtx<'_> {
+    /// The earlier moves the ordering at `ply` reads: the opponent's last
+    /// move and the continuation keys. They stay fixed while the node's
+    /// moves are searched, so the move loops look them up once.
+    fn order_keys(&self, ply: usize) -> OrderKeys {
         let prev = if ply > 0 {
             let f = &self.stack[ply - 1];
             match (f.piece, f.mv) {
@@ -664,13 +674,20 @@ impl<'a> Worker<'a> {
                 None
             }
         };
+        OrderKeys {
+            prev,
+            cont: [key(1), key(2)],
+        }
+    }
+
+    fn order_ctx(&self, ply: usize, keys: OrderKeys) -> OrderCtx<'_> {
         OrderCtx {
             params: self.sp,
             heur: self.heur,
             values: &self.values,
             ply,
-            prev,
-            cont: [key(1), key(2)],
+            prev: keys.prev,
+            cont: keys.cont,
         }
     }
 
@@ -1054,8 +1071,9 @@ impl<'a> Worker<'a> {
         } else {
             Frame::default()
         };
+        let keys = self.order_keys(ply);
         while let Some(mv) = {
-            let ctx = self.order_ctx(ply);
+            let ctx = self.order_ctx(ply, keys);
             picker.next(board, &ctx)
         } {
             if Some(mv) == excluded || (root && !self.root_allows(mv)) {
@@ -1158,7 +1176,7 @@ impl<'a> Worker<'a> {
                 }
                 if sp.lmr_history_divisor > 0 {
                     if let Some(p) = piece {
-                        let h = self.order_ctx(ply).quiet_history(us, p, mv);
+                        let h = self.order_ctx(ply, keys).quiet_history(us, p, mv);
                         r -= h * ONE_PLY / sp.lmr_history_divisor;
                     }
                 }
@@ -1363,8 +1381,9 @@ impl<'a> Worker<'a> {
         let mut picker = MovePicker::new(tt_move, mode);
         let mut best_move = None;
         let mut any = false;
+        let keys = self.order_keys(ply);
         while let Some(mv) = {
-            let ctx = self.order_ctx(ply);
+            let ctx = self.order_ctx(ply, keys);
             picker.next(board, &ctx)
         } {
             any = true;
