@@ -37,16 +37,20 @@ pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     }
 }
 
-fn attackers_to(board: &Board, sq: Square, occ: BitBoard) -> BitBoard {
+/// The pieces of `board` attacking `sq` through the occupancy `occ`, with
+/// the leapers (pawns, knights, kings), which no occupancy blocks, given.
+fn attackers_to(board: &Board, sq: Square, occ: BitBoard, leapers: BitBoard) -> BitBoard {
     let diag = board.pieces(Piece::Bishop) | board.pieces(Piece::Queen);
     let orth = board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
-    ((get_pawn_attacks(sq, Color::White) & board.colored_pieces(Color::Black, Piece::Pawn))
+    (leapers | (get_bishop_moves(sq, occ) & diag) | (get_rook_moves(sq, occ) & orth)) & occ
+}
+
+/// The pawns, knights and kings of `board` attacking `sq`.
+fn leapers_to(board: &Board, sq: Square) -> BitBoard {
+    (get_pawn_attacks(sq, Color::White) & board.colored_pieces(Color::Black, Piece::Pawn))
         | (get_pawn_attacks(sq, Color::Black) & board.colored_pieces(Color::White, Piece::Pawn))
         | (get_knight_moves(sq) & board.pieces(Piece::Knight))
         | (get_king_moves(sq) & board.pieces(Piece::King))
-        | (get_bishop_moves(sq, occ) & diag)
-        | (get_rook_moves(sq, occ) & orth))
-        & occ
 }
 
 /// Exchange value of `mv` for the side to move, in the units of `values`.
@@ -92,7 +96,9 @@ fn exchange(board: &Board, mv: Move, gain0: i32, on_square: i32, values: &PieceV
     // Value of the piece now standing on `to` (what the next capture wins).
     let mut on_square = on_square;
     let mut side = !board.side_to_move();
-    let mut attackers = attackers_to(board, to, occ);
+    // Only the sliders' attacks change as pieces leave the square's lines.
+    let leapers = leapers_to(board, to);
+    let mut attackers = attackers_to(board, to, occ, leapers);
     let mut d = 0;
     loop {
         let mine = attackers & board.colors(side) & occ;
@@ -122,7 +128,7 @@ fn exchange(board: &Board, mv: Move, gain0: i32, on_square: i32, values: &PieceV
         on_square = values[piece as usize];
         occ ^= sq.bitboard();
         // Recompute to pick up x-ray attackers behind the piece that moved.
-        attackers = attackers_to(board, to, occ);
+        attackers = attackers_to(board, to, occ, leapers);
         side = !side;
     }
     while d > 0 {
