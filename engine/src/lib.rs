@@ -7,6 +7,8 @@
 pub mod ablate;
 pub mod bench;
 pub mod eval;
+#[allow(unsafe_code)]
+pub mod lowlevel;
 pub mod movepick;
 pub mod param_spec;
 pub mod params;

@@ -20,6 +20,7 @@
 
 use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
+use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, see_ge, PieceValues};
 use crate::types::MAX_PLY;
@@ -35,32 +36,11 @@ const COUNTER: i32 = 900_000;
 const BAD_CAPTURE: i32 = -1_000_000;
 const UNDER_PROMOTION: i32 = -2_000_000;
 
-/// The picker's fixed-capacity move list with a score per move (no
-/// allocation).
+/// The picker's move list with a score per move: fixed capacity, no
+/// allocation and no initialisation (see [`ArrayList`]).
 struct MoveList {
-    moves: [Move; MAX_MOVES],
-    scores: [i32; MAX_MOVES],
-    len: usize,
-}
-
-const NULL_MOVE: Move = Move {
-    from: Square::A1,
-    to: Square::A1,
-    promotion: None,
-};
-
-impl MoveList {
-    fn new() -> Self {
-        MoveList {
-            moves: [NULL_MOVE; MAX_MOVES],
-            scores: [0; MAX_MOVES],
-            len: 0,
-        }
-    }
-    fn push(&mut self, mv: Move) {
-        self.moves[self.len] = mv;
-        self.len += 1;
-    }
+    moves: ArrayList<Move, MAX_MOVES>,
+    scores: ArrayList<i32, MAX_MOVES>,
 }
 
 /// Quiet-move ordering state kept between searches until `new_game`.
@@ -118,6 +98,16 @@ impl Heuristics {
     fn cont_index(prev: ContKey, piece: Piece, to: Square) -> usize {
         let (c, p, s) = prev;
         ((c as usize * 6 + p as usize) * 64 + s as usize) * 384 + piece as usize * 64 + to as usize
+    }
+
+    /// The butterfly history of `side`'s moves, indexed by `from * 64 + to`.
+    fn history_table(&self, side: Color) -> &[i32] {
+        &self.history[side as usize * 4096..][..4096]
+    }
+
+    /// The continuation history after `prev`, indexed by `piece * 64 + to`.
+    fn cont_table(&self, prev: ContKey) -> &[i32] {
+        &self.cont[Self::cont_index(prev, Piece::Pawn, Square::A1)..][..384]
     }
 
     /// Continuation history of a quiet `piece` to `to` after `prev`.
@@ -216,23 +206,73 @@ pub struct OrderCtx<'a> {
     pub cont: [Option<ContKey>; 2],
 }
 
-impl OrderCtx<'_> {
+impl<'a> OrderCtx<'a> {
     /// The history score of a quiet move by `piece`: butterfly history plus,
     /// with `cont_history`, the continuation histories (what the picker
     /// orders quiets by, and what the search's history-based rules read).
     pub fn quiet_history(&self, us: Color, piece: Piece, mv: Move) -> i32 {
+        self.quiet_tables(us).score(piece, mv)
+    }
+
+    /// The tables [`Self::quiet_history`] reads, looked up once per node.
+    fn quiet_tables(&self, us: Color) -> QuietTables<'a> {
         let p = self.params;
-        let mut s = if p.history {
-            self.heur.history(us, mv)
-        } else {
-            0
+        let heur = self.heur;
+        let cont = |k: Option<ContKey>| k.filter(|_| p.cont_history).map(|k| heur.cont_table(k));
+        QuietTables {
+            history: p.history.then(|| heur.history_table(us)),
+            cont: [cont(self.cont[0]), cont(self.cont[1])],
+        }
+    }
+}
+
+/// The history tables that score the quiet moves of one node (`None`
+/// where switched off or without an earlier move).
+struct QuietTables<'a> {
+    history: Option<&'a [i32]>,
+    cont: [Option<&'a [i32]>; 2],
+}
+
+impl QuietTables<'_> {
+    #[inline]
+    fn score(&self, piece: Piece, mv: Move) -> i32 {
+        let mut s = match self.history {
+            Some(h) => h[mv.from as usize * 64 + mv.to as usize],
+            None => 0,
         };
-        if p.cont_history {
-            for prev in self.cont.iter().flatten() {
-                s += self.heur.cont_history(*prev, piece, mv.to);
-            }
+        let i = piece as usize * 64 + mv.to as usize;
+        for t in self.cont.iter().flatten() {
+            s += t[i];
         }
         s
+    }
+}
+
+/// What scoring the moves of one node reads, looked up once.
+struct Scorer<'a> {
+    ctx: &'a OrderCtx<'a>,
+    /// The killers of this ply in use.
+    killers: &'a [Option<Move>],
+    /// The countermove, if switched on and known.
+    counter: Option<Move>,
+    quiet: QuietTables<'a>,
+}
+
+impl<'a> Scorer<'a> {
+    fn new(board: &Board, ctx: &'a OrderCtx<'a>) -> Self {
+        let p = ctx.params;
+        let us = board.side_to_move();
+        let count = p.killer_count.clamp(0, 4) as usize;
+        let counter = match ctx.prev {
+            Some((piece, to)) if p.countermove => ctx.heur.countermove(us, piece, to),
+            _ => None,
+        };
+        Scorer {
+            ctx,
+            killers: &ctx.heur.killers[ctx.ply][..count],
+            counter,
+            quiet: ctx.quiet_tables(us),
+        }
     }
 }
 
@@ -252,7 +292,10 @@ impl MovePicker {
             stage: Stage::TtMove,
             tt_move,
             mode,
-            list: MoveList::new(),
+            list: MoveList {
+                moves: ArrayList::new(),
+                scores: ArrayList::new(),
+            },
             idx: 0,
         }
     }
@@ -275,20 +318,24 @@ impl MovePicker {
                     self.stage = Stage::Rest;
                 }
                 Stage::Rest => {
-                    if self.idx >= self.list.len {
+                    let idx = self.idx;
+                    let moves = self.list.moves.as_mut_slice();
+                    if idx >= moves.len() {
                         return None;
                     }
-                    let mut best = self.idx;
-                    for i in self.idx + 1..self.list.len {
-                        if self.list.scores[i] > self.list.scores[best] {
-                            best = i;
-                        }
-                    }
-                    self.list.moves.swap(self.idx, best);
-                    self.list.scores.swap(self.idx, best);
-                    let mv = self.list.moves[self.idx];
+                    // Selection sort: the first of the best scores, swapped
+                    // to the front (the swap decides the order of equal
+                    // scores, so it must stay as it is).
+                    // The maximum first (a branch-free, vectorised pass),
+                    // then its first position.
+                    let scores = self.list.scores.as_mut_slice();
+                    let rest = &scores[idx..];
+                    let max = rest.iter().copied().fold(i32::MIN, i32::max);
+                    let best = idx + rest.iter().position(|&s| s == max).unwrap_or(0);
+                    moves.swap(idx, best);
+                    scores.swap(idx, best);
                     self.idx += 1;
-                    return Some(mv);
+                    return Some(moves[idx]);
                 }
             }
         }
@@ -308,7 +355,7 @@ impl MovePicker {
     fn generate(&mut self, board: &Board, ctx: &OrderCtx) {
         let us = board.side_to_move();
         let them = board.colors(!us);
-        let list = &mut self.list;
+        let list = &mut self.list.moves;
         let tt_move = self.tt_move;
         match self.mode {
             PickMode::All => {
@@ -350,8 +397,10 @@ impl MovePicker {
                 });
             }
         }
-        for i in 0..self.list.len {
-            self.list.scores[i] = score_move(board, self.list.moves[i], ctx);
+        let scorer = Scorer::new(board, ctx);
+        let MoveList { moves, scores } = &mut self.list;
+        for &mv in moves.as_slice() {
+            scores.push(score_move(board, mv, &scorer));
         }
     }
 }
@@ -363,7 +412,8 @@ pub fn gives_check(board: &Board, mv: Move) -> bool {
     !b.checkers().is_empty()
 }
 
-fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
+fn score_move(board: &Board, mv: Move, sc: &Scorer) -> i32 {
+    let ctx = sc.ctx;
     let p = ctx.params;
     let victim = captured_piece(board, mv);
     if let Some(promo) = mv.promotion {
@@ -400,23 +450,16 @@ fn score_move(board: &Board, mv: Move, ctx: &OrderCtx) -> i32 {
             }
         };
     }
-    let count = p.killer_count.clamp(0, 4) as usize;
-    let killers = &ctx.heur.killers[ctx.ply];
-    for (i, k) in killers.iter().take(count).enumerate() {
+    for (i, k) in sc.killers.iter().enumerate() {
         if *k == Some(mv) {
             return KILLER - i as i32;
         }
     }
-    let us = board.side_to_move();
-    if p.countermove {
-        if let Some((piece, to)) = ctx.prev {
-            if ctx.heur.countermove(us, piece, to) == Some(mv) {
-                return COUNTER;
-            }
-        }
+    if sc.counter == Some(mv) {
+        return COUNTER;
     }
     match board.piece_on(mv.from) {
-        Some(piece) => ctx.quiet_history(us, piece, mv),
+        Some(piece) => sc.quiet.score(piece, mv),
         None => 0,
     }
 }

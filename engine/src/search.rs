@@ -19,9 +19,9 @@ use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use cozy_chess::{Board, Color, Move, Piece, Rank};
+use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
-use crate::eval::evaluate;
+use crate::eval::{evaluate_cached, PawnCache};
 use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
 use crate::position::{
@@ -90,6 +90,8 @@ pub struct Searcher {
     tt: TransTable,
     heur: Box<Heuristics>,
     lmr: LmrTable,
+    /// Pawn-structure terms of the current evaluation weights.
+    pawns: PawnCache,
 }
 
 impl Searcher {
@@ -107,6 +109,7 @@ impl Searcher {
             tt: TransTable::new(mb.max(crate::tt::HASH_MIN_MB)),
             heur: Box::new(Heuristics::new()),
             lmr,
+            pawns: PawnCache::new(),
         }
     }
 
@@ -121,6 +124,7 @@ impl Searcher {
     pub fn set_params(&mut self, params: Params) {
         if params.eval != self.params.eval {
             self.tt.clear();
+            self.pawns.clear();
         }
         self.lmr = LmrTable::new(&params.search);
         self.params = params;
@@ -176,6 +180,7 @@ impl Searcher {
             &mut self.tt,
             &mut self.heur,
             &self.lmr,
+            &mut self.pawns,
             stop,
             start,
             budget(limits, board.side_to_move(), &self.params.search),
@@ -207,6 +212,7 @@ impl Searcher {
             &mut self.tt,
             &mut self.heur,
             &self.lmr,
+            &mut self.pawns,
             &stop,
             Instant::now(),
             TimeBudget::default(),
@@ -244,6 +250,13 @@ pub struct QuietLeaf {
     pub nodes: u64,
 }
 
+/// See [`Worker::order_keys`].
+#[derive(Clone, Copy)]
+struct OrderKeys {
+    prev: Option<(Piece, Square)>,
+    cont: [Option<ContKey>; 2],
+}
+
 /// Per-ply search state.
 #[derive(Clone, Copy, Default)]
 struct Frame {
@@ -269,6 +282,7 @@ struct Worker<'a> {
     tt: &'a mut TransTable,
     heur: &'a mut Heuristics,
     lmr: &'a LmrTable,
+    pawns: &'a mut PawnCache,
     values: PieceValues,
     stop: &'a AtomicBool,
     start: Instant,
@@ -311,6 +325,7 @@ impl<'a> Worker<'a> {
         tt: &'a mut TransTable,
         heur: &'a mut Heuristics,
         lmr: &'a LmrTable,
+        pawns: &'a mut PawnCache,
         stop: &'a AtomicBool,
         start: Instant,
         budget: TimeBudget,
@@ -332,6 +347,7 @@ impl<'a> Worker<'a> {
             tt,
             heur,
             lmr,
+            pawns,
             values,
             stop,
             start,
@@ -647,7 +663,10 @@ impl<'a> Worker<'a> {
         best
     }
 
-    fn order_ctx(&self, ply: usize) -> OrderCtx<'_> {
+    /// The earlier moves the ordering at `ply` reads: the opponent's last
+    /// move and the continuation keys. They stay fixed while the node's
+    /// moves are searched, so the move loops look them up once.
+    fn order_keys(&self, ply: usize) -> OrderKeys {
         let prev = if ply > 0 {
             let f = &self.stack[ply - 1];
             match (f.piece, f.mv) {
@@ -664,13 +683,20 @@ impl<'a> Worker<'a> {
                 None
             }
         };
+        OrderKeys {
+            prev,
+            cont: [key(1), key(2)],
+        }
+    }
+
+    fn order_ctx(&self, ply: usize, keys: OrderKeys) -> OrderCtx<'_> {
         OrderCtx {
             params: self.sp,
             heur: self.heur,
             values: &self.values,
             ply,
-            prev,
-            cont: [key(1), key(2)],
+            prev: keys.prev,
+            cont: keys.cont,
         }
     }
 
@@ -691,12 +717,16 @@ impl<'a> Worker<'a> {
 
     /// Static eval of a node: none in check (`-INF`, no standing pat), else
     /// the one cached in the TT entry, computed only without an entry.
-    fn static_eval(&self, board: &Board, in_check: bool, hit: Option<TtHit>) -> i32 {
+    fn static_eval(&mut self, board: &Board, in_check: bool, hit: Option<TtHit>) -> i32 {
         if in_check {
             -INF
         } else {
-            hit.map_or_else(|| evaluate(board, self.ew), |h| h.eval)
+            hit.map_or_else(|| self.evaluate(board), |h| h.eval)
         }
+    }
+
+    fn evaluate(&mut self, board: &Board) -> i32 {
+        evaluate_cached(board, self.ew, self.pawns)
     }
 
     fn tt_probe(&self, key: u64, ply: usize) -> Option<TtHit> {
@@ -770,11 +800,7 @@ impl<'a> Worker<'a> {
                 return v;
             }
             if ply >= MAX_PLY - 1 {
-                return if in_check {
-                    0
-                } else {
-                    evaluate(board, self.ew)
-                };
+                return if in_check { 0 } else { self.evaluate(board) };
             }
             if sp.mate_distance_pruning {
                 alpha = alpha.max(-MATE + ply as i32);
@@ -1054,8 +1080,9 @@ impl<'a> Worker<'a> {
         } else {
             Frame::default()
         };
+        let keys = self.order_keys(ply);
         while let Some(mv) = {
-            let ctx = self.order_ctx(ply);
+            let ctx = self.order_ctx(ply, keys);
             picker.next(board, &ctx)
         } {
             if Some(mv) == excluded || (root && !self.root_allows(mv)) {
@@ -1158,7 +1185,7 @@ impl<'a> Worker<'a> {
                 }
                 if sp.lmr_history_divisor > 0 {
                     if let Some(p) = piece {
-                        let h = self.order_ctx(ply).quiet_history(us, p, mv);
+                        let h = self.order_ctx(ply, keys).quiet_history(us, p, mv);
                         r -= h * ONE_PLY / sp.lmr_history_divisor;
                     }
                 }
@@ -1329,11 +1356,7 @@ impl<'a> Worker<'a> {
             return self.draw_value(board);
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                0
-            } else {
-                evaluate(board, self.ew)
-            };
+            return if in_check { 0 } else { self.evaluate(board) };
         }
         let pv_node = beta - alpha > 1;
         let key = board.hash();
@@ -1363,8 +1386,9 @@ impl<'a> Worker<'a> {
         let mut picker = MovePicker::new(tt_move, mode);
         let mut best_move = None;
         let mut any = false;
+        let keys = self.order_keys(ply);
         while let Some(mv) = {
-            let ctx = self.order_ctx(ply);
+            let ctx = self.order_ctx(ply, keys);
             picker.next(board, &ctx)
         } {
             any = true;
@@ -1485,6 +1509,31 @@ mod tests {
         assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
         assert_eq!(Score::from_internal(-(MATE - 2)), Score::Mate(-1));
         assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
+    }
+
+    #[test]
+    fn new_eval_weights_start_a_new_pawn_cache() {
+        // The pawn cache must not keep scores of the old weights: after
+        // set_params the search is the one a fresh searcher makes.
+        let pos = Position::from_fen("4k3/pp3ppp/2p5/3p4/3P4/2P5/PP3PPP/4K3 w - - 0 1").unwrap();
+        let limits = Limits {
+            depth: Some(7),
+            ..Limits::default()
+        };
+        let stop = AtomicBool::new(false);
+        let mut p = Params::default();
+        let mut s = Searcher::new(p.clone());
+        s.search(&pos, &limits, &stop, &mut |_| {});
+        p.eval.pawn_isolated = crate::eval::weights::S(-90, -150);
+        p.eval.pawn_phalanx[1] = crate::eval::weights::S(60, 80);
+        s.set_params(p.clone());
+        s.new_game();
+        let again = s.search(&pos, &limits, &stop, &mut |_| {});
+        let fresh = Searcher::new(p).search(&pos, &limits, &stop, &mut |_| {});
+        assert_eq!(
+            (again.nodes, again.score, again.best_move),
+            (fresh.nodes, fresh.score, fresh.best_move)
+        );
     }
 
     #[test]

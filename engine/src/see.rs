@@ -18,13 +18,15 @@ use crate::position::is_castling;
 pub type PieceValues = [i32; 6];
 
 /// Whether `mv` is an en-passant capture.
+#[inline]
 pub fn is_en_passant(board: &Board, mv: Move) -> bool {
     mv.from.file() != mv.to.file()
-        && board.piece_on(mv.from) == Some(Piece::Pawn)
-        && board.piece_on(mv.to).is_none()
+        && board.pieces(Piece::Pawn).has(mv.from)
+        && !board.occupied().has(mv.to)
 }
 
 /// The piece `mv` captures, if any (a pawn for en passant).
+#[inline]
 pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     if board.colors(!board.side_to_move()).has(mv.to) {
         board.piece_on(mv.to)
@@ -35,45 +37,68 @@ pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     }
 }
 
-fn attackers_to(board: &Board, sq: Square, occ: BitBoard) -> BitBoard {
+/// The pieces of `board` attacking `sq` through the occupancy `occ`, with
+/// the leapers (pawns, knights, kings), which no occupancy blocks, given.
+fn attackers_to(board: &Board, sq: Square, occ: BitBoard, leapers: BitBoard) -> BitBoard {
     let diag = board.pieces(Piece::Bishop) | board.pieces(Piece::Queen);
     let orth = board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
-    ((get_pawn_attacks(sq, Color::White) & board.colored_pieces(Color::Black, Piece::Pawn))
+    (leapers | (get_bishop_moves(sq, occ) & diag) | (get_rook_moves(sq, occ) & orth)) & occ
+}
+
+/// The pawns, knights and kings of `board` attacking `sq`.
+fn leapers_to(board: &Board, sq: Square) -> BitBoard {
+    (get_pawn_attacks(sq, Color::White) & board.colored_pieces(Color::Black, Piece::Pawn))
         | (get_pawn_attacks(sq, Color::Black) & board.colored_pieces(Color::White, Piece::Pawn))
         | (get_knight_moves(sq) & board.pieces(Piece::Knight))
         | (get_king_moves(sq) & board.pieces(Piece::King))
-        | (get_bishop_moves(sq, occ) & diag)
-        | (get_rook_moves(sq, occ) & orth))
-        & occ
 }
 
 /// Exchange value of `mv` for the side to move, in the units of `values`.
 pub fn see(board: &Board, mv: Move, values: &PieceValues) -> i32 {
-    if is_castling(board, mv) {
-        return 0;
+    match first_capture(board, mv, values) {
+        Some((gain, on_square)) => exchange(board, mv, gain, on_square, values),
+        None => 0,
     }
-    let Some(mover) = board.piece_on(mv.from) else {
-        return 0;
-    };
-    let to = mv.to;
-    let mut occ = board.occupied() ^ mv.from.bitboard();
-    let mut gain = [0i32; 34];
-    gain[0] = match captured_piece(board, mv) {
+}
+
+/// What `mv` itself wins and the value of the piece it leaves on the target
+/// square (what a recapture wins back); `None` when [`see`] is 0 outright
+/// (castling, or no piece to move).
+#[inline]
+fn first_capture(board: &Board, mv: Move, values: &PieceValues) -> Option<(i32, i32)> {
+    if is_castling(board, mv) {
+        return None;
+    }
+    let mover = board.piece_on(mv.from)?;
+    let mut gain = match captured_piece(board, mv) {
         Some(p) => values[p as usize],
         None => 0,
     };
+    let mut on_square = values[mover as usize];
+    if let Some(p) = mv.promotion {
+        gain += values[p as usize] - values[Piece::Pawn as usize];
+        on_square = values[p as usize];
+    }
+    Some((gain, on_square))
+}
+
+/// The exchange after `mv` (which wins `gain0` and leaves a piece worth
+/// `on_square` on the target square).
+fn exchange(board: &Board, mv: Move, gain0: i32, on_square: i32, values: &PieceValues) -> i32 {
+    let to = mv.to;
+    let mut occ = board.occupied() ^ mv.from.bitboard();
+    let mut gain = [0i32; 34];
+    gain[0] = gain0;
     if is_en_passant(board, mv) {
         let victim = Square::new(mv.to.file(), mv.from.rank());
         occ ^= victim.bitboard();
     }
     // Value of the piece now standing on `to` (what the next capture wins).
-    let mut on_square = values[mover as usize];
-    if let Some(p) = mv.promotion {
-        gain[0] += values[p as usize] - values[Piece::Pawn as usize];
-        on_square = values[p as usize];
-    }
+    let mut on_square = on_square;
     let mut side = !board.side_to_move();
-    let mut attackers = attackers_to(board, to, occ);
+    // Only the sliders' attacks change as pieces leave the square's lines.
+    let leapers = leapers_to(board, to);
+    let mut attackers = attackers_to(board, to, occ, leapers);
     let mut d = 0;
     loop {
         let mine = attackers & board.colors(side) & occ;
@@ -103,7 +128,7 @@ pub fn see(board: &Board, mv: Move, values: &PieceValues) -> i32 {
         on_square = values[piece as usize];
         occ ^= sq.bitboard();
         // Recompute to pick up x-ray attackers behind the piece that moved.
-        attackers = attackers_to(board, to, occ);
+        attackers = attackers_to(board, to, occ, leapers);
         side = !side;
     }
     while d > 0 {
@@ -115,7 +140,19 @@ pub fn see(board: &Board, mv: Move, values: &PieceValues) -> i32 {
 
 /// Whether the exchange value of `mv` is at least `threshold`.
 pub fn see_ge(board: &Board, mv: Move, threshold: i32, values: &PieceValues) -> bool {
-    see(board, mv, values) >= threshold
+    let Some((gain, on_square)) = first_capture(board, mv, values) else {
+        return 0 >= threshold;
+    };
+    // The exchange is at most what `mv` wins (the opponent may stop), and
+    // at least that minus the piece left on the square (we may stop after
+    // one recapture): often enough to answer without playing it out.
+    if gain < threshold {
+        return false;
+    }
+    if gain.min(gain - on_square) >= threshold {
+        return true;
+    }
+    exchange(board, mv, gain, on_square, values) >= threshold
 }
 
 #[cfg(test)]
@@ -166,6 +203,24 @@ mod tests {
             100,
             &V
         ));
+    }
+
+    #[test]
+    fn see_ge_agrees_with_see() {
+        // The bounds see_ge answers from must never disagree with the full
+        // exchange, for any piece values the parameters allow.
+        let odd: PieceValues = [-50, 700, 10, 300, -200, 20_000];
+        for fen in crate::bench::BENCH_FENS {
+            let board: Board = fen.parse().unwrap();
+            for mv in crate::position::legal_moves(&board) {
+                for values in [&V, &odd] {
+                    let s = see(&board, mv, values);
+                    for t in (-1000..=1000).step_by(50) {
+                        assert_eq!(see_ge(&board, mv, t, values), s >= t, "{fen} {mv} {t}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -37,6 +37,30 @@ pub const fn ranks_ahead(rank: usize, white: bool) -> u64 {
     }
 }
 
+/// `ADJACENT_FILES[file]`: [`adjacent_files`] as a table (the evaluation
+/// asks once per pawn).
+pub const ADJACENT_FILES: [u64; 8] = {
+    let mut out = [0; 8];
+    let mut f = 0;
+    while f < 8 {
+        out[f] = adjacent_files(f);
+        f += 1;
+    }
+    out
+};
+
+/// `RANKS_AHEAD[colour][rank]`: [`ranks_ahead`] as a table (0 = White).
+pub const RANKS_AHEAD: [[u64; 8]; 2] = {
+    let mut out = [[0; 8]; 2];
+    let mut r = 0;
+    while r < 8 {
+        out[0][r] = ranks_ahead(r, true);
+        out[1][r] = ranks_ahead(r, false);
+        r += 1;
+    }
+    out
+};
+
 const fn span_table(adjacent: bool, same: bool) -> [[u64; 64]; 2] {
     let mut out = [[0; 64]; 2];
     let mut c = 0;
@@ -102,6 +126,15 @@ mod tests {
         assert_eq!(ATTACK_SPAN[0][48], 1 << 57);
         assert_eq!(PASSED_SPAN[0][48], (1 << 56) | (1 << 57));
         assert_eq!(FRONT[0][60], 0, "nothing ahead of the eighth rank");
+    }
+
+    #[test]
+    fn tables_match_the_functions() {
+        for i in 0..8 {
+            assert_eq!(ADJACENT_FILES[i], adjacent_files(i));
+            assert_eq!(RANKS_AHEAD[0][i], ranks_ahead(i, true));
+            assert_eq!(RANKS_AHEAD[1][i], ranks_ahead(i, false));
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Static evaluation: a tapered (middlegame, endgame) sum of the weights in
 //! [`weights`], written once in `terms.rs` and generic over an [`EvalSink`]
 //! that decides where each term goes. [`evaluate`] sums a score (no
-//! allocation, the bookkeeping compiles away); [`trace`] records the
+//! allocation, the bookkeeping compiles away; [`evaluate_cached`] is the
+//! same sum with the pawn structure looked up in a [`PawnCache`], what the
+//! search calls); [`trace`] records the
 //! coefficient of every weight for Texel tuning (see [`Trace`]), which
 //! [`TraceView`] scores in floating point with an analytic gradient.
 //!
@@ -23,6 +25,7 @@
 
 mod gradient;
 mod masks;
+mod pawn_cache;
 mod terms;
 mod trace;
 pub mod weights;
@@ -32,6 +35,7 @@ use cozy_chess::{Board, BoardBuilder, Color, Square};
 pub use gradient::{
     flat_f64, king_danger_penalty_f, taper_f, FloatEval, TraceView, MAX_ROUNDING_CP,
 };
+pub use pawn_cache::PawnCache;
 pub use trace::Trace;
 use weights::{EvalWeights, S};
 
@@ -58,14 +62,30 @@ pub trait EvalSink {
     fn add_danger(&mut self, king: Color, idx: usize, coef: i32);
     /// A non-linear contribution, from White's view.
     fn add_nonlinear(&mut self, v: S);
+    /// The pawn-structure terms of `pawns` (White's, Black's): `terms`
+    /// reports them to the sink and returns the passed pawns. They depend
+    /// on the pawns alone, so a summing sink may answer from a cache.
+    #[inline(always)]
+    fn pawn_structure(
+        &mut self,
+        pawns: [u64; 2],
+        terms: impl FnOnce(&mut Self) -> [u64; 2],
+    ) -> [u64; 2]
+    where
+        Self: Sized,
+    {
+        let _ = pawns;
+        terms(self)
+    }
 }
 
 /// The summing sink behind [`evaluate`]: indices are ignored.
-struct ScoreSink {
+struct ScoreSink<'c> {
     total: S,
+    pawns: Option<&'c mut PawnCache>,
 }
 
-impl EvalSink for ScoreSink {
+impl EvalSink for ScoreSink<'_> {
     #[inline(always)]
     fn add(&mut self, _idx: usize, w: S, coef: i32) {
         self.total += w * coef;
@@ -76,11 +96,39 @@ impl EvalSink for ScoreSink {
     fn add_nonlinear(&mut self, v: S) {
         self.total += v;
     }
+    #[inline(always)]
+    fn pawn_structure(
+        &mut self,
+        pawns: [u64; 2],
+        terms: impl FnOnce(&mut Self) -> [u64; 2],
+    ) -> [u64; 2] {
+        if let Some((score, passed)) = self.pawns.as_ref().and_then(|c| c.get(pawns)) {
+            self.total += score;
+            return passed;
+        }
+        // Integer sums: the terms' share of the total is exact.
+        let before = self.total;
+        let passed = terms(self);
+        let score = self.total - before;
+        if let Some(cache) = self.pawns.as_mut() {
+            cache.put(pawns, score, passed);
+        }
+        passed
+    }
 }
 
 /// Static evaluation of `board` in centipawns from the side to move's view.
 pub fn evaluate(board: &Board, w: &EvalWeights) -> i32 {
-    let white = evaluate_white(board, w);
+    from_side_to_move(board, evaluate_white_with(board, w, None))
+}
+
+/// [`evaluate`] answering the pawn structure from `cache` (which must hold
+/// only entries made with `w`): the same score, faster.
+pub fn evaluate_cached(board: &Board, w: &EvalWeights, cache: &mut PawnCache) -> i32 {
+    from_side_to_move(board, evaluate_white_with(board, w, Some(cache)))
+}
+
+fn from_side_to_move(board: &Board, white: i32) -> i32 {
     if board.side_to_move() == Color::White {
         white
     } else {
@@ -90,9 +138,21 @@ pub fn evaluate(board: &Board, w: &EvalWeights) -> i32 {
 
 /// Static evaluation of `board` in centipawns from White's view.
 pub fn evaluate_white(board: &Board, w: &EvalWeights) -> i32 {
-    let mut sink = ScoreSink { total: S(0, 0) };
-    let shape = terms::evaluate_terms(board, w, &mut sink);
-    taper(sink.total, shape.phase, shape.eg_scale)
+    evaluate_white_with(board, w, None)
+}
+
+fn evaluate_white_with(board: &Board, w: &EvalWeights, pawns: Option<&mut PawnCache>) -> i32 {
+    crate::lowlevel::with_popcnt(
+        #[inline(always)]
+        || {
+            let mut sink = ScoreSink {
+                total: S(0, 0),
+                pawns,
+            };
+            let shape = terms::evaluate_terms(board, w, &mut sink);
+            taper(sink.total, shape.phase, shape.eg_scale)
+        },
+    )
 }
 
 /// The coefficients of every weight in `board`'s evaluation (see [`Trace`]).

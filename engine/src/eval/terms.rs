@@ -9,7 +9,7 @@ use cozy_chess::{
 };
 
 use super::masks::{
-    adjacent_files, distance, file_bb, pawn_attacks, ranks_ahead, ATTACK_SPAN, FRONT, PASSED_SPAN,
+    distance, file_bb, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, FRONT, PASSED_SPAN, RANKS_AHEAD,
 };
 use super::weights::{EvalWeights, IDX, S};
 use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
@@ -90,7 +90,9 @@ struct Attacks {
     king_zone_attacks: i32,
 }
 
-/// Evaluate all terms of `board` into `sink`.
+/// Evaluate all terms of `board` into `sink`. Always inlined, so that
+/// [`super::evaluate_white`] compiles it with `popcnt`.
+#[inline(always)]
 pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: &mut K) -> Shape {
     let sides = [
         Side::new(board, Color::White),
@@ -110,6 +112,52 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         king_att[1] | 1 << sides[1].king,
     ];
     let mut att = [Attacks::default(), Attacks::default()];
+
+    // Pawns: square table and structure, a function of the pawns alone
+    // (so the sink may answer it from a cache). Returns the passed pawns.
+    let pawns = [sides[0].pawns, sides[1].pawns];
+    let passed = sink.pawn_structure(pawns, |sink| {
+        let mut passed = [0; 2];
+        for c in 0..2 {
+            let (us, them) = (pawns[c], pawns[1 - c]);
+            let white = c == 0;
+            let sign = if white { 1 } else { -1 };
+            for s in bits(us) {
+                let i = if white { s } else { s ^ 56 } - 8;
+                sink.add(IDX.psqt_pawn + i, w.psqt_pawn[i], sign);
+                let (file, rank) = (s % 8, s / 8);
+                let rr = if white { rank } else { 7 - rank };
+                let front = FRONT[c][s];
+                let adjacent = ADJACENT_FILES[file] & us;
+                if us & front != 0 {
+                    sink.add(IDX.pawn_doubled, w.pawn_doubled, sign);
+                }
+                if adjacent == 0 {
+                    sink.add(IDX.pawn_isolated, w.pawn_isolated, sign);
+                } else {
+                    let stop = if white { s + 8 } else { s - 8 };
+                    let behind_or_level = adjacent & !RANKS_AHEAD[c][rank];
+                    if behind_or_level == 0 && pawn_att[1 - c] & (1 << stop) != 0 {
+                        sink.add(IDX.pawn_backward, w.pawn_backward, sign);
+                    }
+                }
+                if adjacent & (0xFF << (8 * rank)) != 0 {
+                    let i = rr - 1;
+                    sink.add(IDX.pawn_phalanx + i, w.pawn_phalanx[i], sign);
+                }
+                if pawn_att[c] & (1 << s) != 0 {
+                    let i = rr - 2;
+                    sink.add(IDX.pawn_supported + i, w.pawn_supported[i], sign);
+                }
+                if them & PASSED_SPAN[c][s] == 0 && us & front == 0 {
+                    passed[c] |= 1 << s;
+                    let i = rr - 1;
+                    sink.add(IDX.passed_pawn + i, w.passed_pawn[i], sign);
+                }
+            }
+        }
+        passed
+    });
 
     for c in 0..2 {
         let (us, them) = (&sides[c], &sides[1 - c]);
@@ -137,53 +185,25 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             sink.add(IDX.bishop_pair, w.bishop_pair, sign);
         }
 
-        // Pawns: square table and structure.
-        for s in bits(us.pawns) {
-            let i = rel(s) - 8;
-            sink.add(IDX.psqt_pawn + i, w.psqt_pawn[i], sign);
-            let (file, rank, rr) = (s % 8, s / 8, rel_rank(s));
-            let front = FRONT[c][s];
-            let adjacent = adjacent_files(file) & us.pawns;
-            if us.pawns & front != 0 {
-                sink.add(IDX.pawn_doubled, w.pawn_doubled, sign);
+        // Passed pawns: the terms that depend on more than the pawns.
+        for s in bits(passed[c]) {
+            let i = rel_rank(s) - 1;
+            if occ & FRONT[c][s] == 0 {
+                sink.add(IDX.passed_free_path + i, w.passed_free_path[i], sign);
             }
-            if adjacent == 0 {
-                sink.add(IDX.pawn_isolated, w.pawn_isolated, sign);
-            } else {
-                let stop = if white { s + 8 } else { s - 8 };
-                let behind_or_level = adjacent & !ranks_ahead(rank, white);
-                if behind_or_level == 0 && pawn_att[1 - c] & (1 << stop) != 0 {
-                    sink.add(IDX.pawn_backward, w.pawn_backward, sign);
-                }
-            }
-            if adjacent & (0xFF << (8 * rank)) != 0 {
-                let i = rr - 1;
-                sink.add(IDX.pawn_phalanx + i, w.pawn_phalanx[i], sign);
-            }
-            if pawn_att[c] & (1 << s) != 0 {
-                let i = rr - 2;
-                sink.add(IDX.pawn_supported + i, w.pawn_supported[i], sign);
-            }
-            if them.pawns & PASSED_SPAN[c][s] == 0 && us.pawns & front == 0 {
-                let i = rr - 1;
-                sink.add(IDX.passed_pawn + i, w.passed_pawn[i], sign);
-                if occ & front == 0 {
-                    sink.add(IDX.passed_free_path + i, w.passed_free_path[i], sign);
-                }
-                let stop = if white { s + 8 } else { s - 8 };
-                let own = distance(us.king, stop);
-                sink.add(
-                    IDX.passed_own_king_dist + own,
-                    w.passed_own_king_dist[own],
-                    sign,
-                );
-                let enemy = distance(them.king, stop);
-                sink.add(
-                    IDX.passed_enemy_king_dist + enemy,
-                    w.passed_enemy_king_dist[enemy],
-                    sign,
-                );
-            }
+            let stop = if white { s + 8 } else { s - 8 };
+            let own = distance(us.king, stop);
+            sink.add(
+                IDX.passed_own_king_dist + own,
+                w.passed_own_king_dist[own],
+                sign,
+            );
+            let enemy = distance(them.king, stop);
+            sink.add(
+                IDX.passed_enemy_king_dist + enemy,
+                w.passed_enemy_king_dist[enemy],
+                sign,
+            );
         }
 
         // Pieces: square tables, mobility, files, outposts, king attacks.
@@ -269,7 +289,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         let i = rel(k);
         sink.add(IDX.psqt_king + i, w.psqt_king[i], sign);
         let centre = (k % 8).clamp(1, 6);
-        let ahead = ranks_ahead(k / 8, white);
+        let ahead = RANKS_AHEAD[c][k / 8];
         for f in centre - 1..=centre + 1 {
             let span = ahead & file_bb(f);
             let nearest = |b: u64| {

@@ -233,3 +233,45 @@ fn extreme_weights_stay_below_mate_scores() {
         assert_eq!(trace(&b, &w).score(&w), v, "{fen}");
     }
 }
+
+#[test]
+fn the_pawn_cache_changes_no_score() {
+    // Every position one and two plies from the test positions, through one
+    // cache: misses, hits and overwritten slots must all score exactly as
+    // without it. Then other weights after a clear.
+    let mut boards = Vec::new();
+    for fen in FENS {
+        let b = board(fen);
+        boards.push(b.clone());
+        for mv in crate::position::legal_moves(&b) {
+            let mut c = b.clone();
+            c.play_unchecked(mv);
+            for mv2 in crate::position::legal_moves(&c).into_iter().take(6) {
+                let mut d = c.clone();
+                d.play_unchecked(mv2);
+                boards.push(d);
+            }
+            boards.push(c);
+        }
+    }
+    let mut cache = PawnCache::new();
+    let w = EvalWeights::default();
+    for _ in 0..2 {
+        for b in &boards {
+            assert_eq!(evaluate_cached(b, &w, &mut cache), evaluate(b, &w), "{b}");
+        }
+    }
+    let mut other = EvalWeights {
+        pawn_doubled: S(-77, 31),
+        ..EvalWeights::default()
+    };
+    other.passed_pawn[3] = S(5, 400);
+    cache.clear();
+    for b in &boards {
+        assert_eq!(
+            evaluate_cached(b, &other, &mut cache),
+            evaluate(b, &other),
+            "{b}"
+        );
+    }
+}
