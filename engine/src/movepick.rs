@@ -1,5 +1,5 @@
 //! Move ordering (search step 10) and the quiet-move heuristics it reads:
-//! history, continuation history, killers and countermoves.
+//! history, continuation history, capture history, killers and countermoves.
 //!
 //! The picker is staged: the transposition-table move is tried before any
 //! generation (often it cuts off alone); then all legal moves are generated
@@ -7,7 +7,8 @@
 //! order the parameters describe:
 //! 1. the TT move;
 //! 2. good captures and queen promotions (MVV-LVA, or SEE >= 0 when
-//!    `capture_order = see`);
+//!    `capture_order = see`; under `mvv_see`, capture history shifts a
+//!    capture within its victim's band);
 //! 3. killers (slot 0 first, `killer_count` slots);
 //! 4. the countermove (`countermove`);
 //! 5. other quiet moves by history (`history`) plus, with `cont_history`,
@@ -55,6 +56,9 @@ pub struct Heuristics {
     /// after an earlier move (mover, piece, destination), one and two plies
     /// back sharing the table. Indexed by [`Heuristics::cont_index`].
     cont: Vec<i32>,
+    /// Capture history: how well a capture by (side, piece) to a square of
+    /// a captured piece kind did. Indexed by [`Heuristics::capture_index`].
+    captures: Vec<i32>,
 }
 
 /// An earlier move of the search path as continuation history keys it: the
@@ -69,6 +73,7 @@ impl Heuristics {
             killers: [[None; 4]; MAX_PLY + 2],
             counter: vec![None; 2 * 6 * 64],
             cont: vec![0; 2 * 6 * 64 * 6 * 64],
+            captures: vec![0; 2 * 6 * 64 * 6],
         }
     }
 
@@ -78,6 +83,7 @@ impl Heuristics {
         self.killers = [[None; 4]; MAX_PLY + 2];
         self.counter.fill(None);
         self.cont.fill(0);
+        self.captures.fill(0);
     }
 
     fn hist_index(side: Color, mv: Move) -> usize {
@@ -127,6 +133,32 @@ impl Heuristics {
     ) {
         gravity(
             &mut self.cont[Self::cont_index(prev, piece, to)],
+            bonus,
+            max,
+        );
+    }
+
+    fn capture_index(side: Color, piece: Piece, to: Square, victim: Piece) -> usize {
+        ((side as usize * 6 + piece as usize) * 64 + to as usize) * 6 + victim as usize
+    }
+
+    /// Capture history of `piece` taking a `victim` on `to`.
+    pub fn capture_history(&self, side: Color, piece: Piece, to: Square, victim: Piece) -> i32 {
+        self.captures[Self::capture_index(side, piece, to, victim)]
+    }
+
+    /// Reward or punish a capture, as [`Self::update_history`] does.
+    pub fn update_capture_history(
+        &mut self,
+        side: Color,
+        piece: Piece,
+        to: Square,
+        victim: Piece,
+        bonus: i32,
+        max: i32,
+    ) {
+        gravity(
+            &mut self.captures[Self::capture_index(side, piece, to, victim)],
             bonus,
             max,
         );
@@ -440,13 +472,20 @@ fn score_move(board: &Board, mv: Move, sc: &Scorer) -> i32 {
             CaptureOrder::MvvSee => {
                 let v = victim.map_or(0, |v| ctx.values[v as usize])
                     + mv.promotion.map_or(0, |q| ctx.values[q as usize]);
-                let attacker = board.piece_on(mv.from).map_or(0, |a| a as i32);
+                let attacker = board.piece_on(mv.from);
                 let band = if see_ge(board, mv, 0, ctx.values) {
                     GOOD_CAPTURE
                 } else {
                     BAD_CAPTURE
                 };
-                band + v * 8 - attacker
+                let mut s = band + v * 8 - attacker.map_or(0, |a| a as i32);
+                if let (true, Some(a), Some(vic)) = (p.capture_history, attacker, victim) {
+                    let h = ctx
+                        .heur
+                        .capture_history(board.side_to_move(), a, mv.to, vic);
+                    s += h / p.capture_history_divisor.max(1);
+                }
+                s
             }
         };
     }

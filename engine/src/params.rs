@@ -169,6 +169,7 @@ search_params! {
     lmr_pv_less16: i32 = 16, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
     lmr_killer_less16: i32 = 16, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
     lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
+    lmr_cut_node16: i32 = 0, [0, 48; 4], "LMR: reduce this much more at expected cut nodes (1/16 ply)";
     lmr_history_divisor: i32 = 8000, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
@@ -183,6 +184,9 @@ search_params! {
     singular_margin_cp: i32 = 2, [0, 10; 1], "singular margin per ply of depth (cp)";
     singular_depth_divisor: i32 = 2, [1, 4; 1], "singular verification search depth: (depth - 1 ply) / this";
     singular_tt_depth_slack: i32 = 3, [0, 8; 1], "the TT entry of a singular candidate may be this many plies shallower than the node";
+    ext_singular_double: i32 = 0, [0, 32; 2], "singular extension: this much more (1/16 ply) at a non-PV node when the other moves fail far below the bound";
+    singular_double_margin_cp: i32 = 25, [0, 200; 5], "singular extension: how far below the singular bound (cp) counts as far for ext_singular_double";
+    singular_negative16: i32 = 0, [0, 32; 2], "singular extension: a TT move that is not singular but whose TT score beats beta is searched this much shallower (1/16 ply)";
     singular_multicut: bool = true, "multi-cut: when the search without the TT move still fails high at the singular bound, the node fails high";
     ext_check_see: bool = true, "extend only checks that do not lose material by static exchange";
     iir: bool = true, "internal iterative reduction: a node without a TT move is searched one ply shallower";
@@ -194,6 +198,8 @@ search_params! {
     history_bonus: i32 = 32, [1, 64; 2], "history bonus scale (times depth squared)";
     history_max: i32 = 16384, [1024, 65536], "history saturation bound";
     countermove: bool = true, "countermove heuristic";
+    capture_history: bool = false, "capture history: order captures among equals in MVV band also by how they did (mvv_see order)";
+    capture_history_divisor: i32 = 8, [1, 64; 2], "capture history is divided by this before it joins the MVV score (victim value x 8)";
     cont_history: bool = true, "continuation history: order quiet moves also by how they did after the previous two moves";
     // Step 11: quiescence search
     qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";

@@ -566,13 +566,13 @@ impl<'a> Worker<'a> {
     fn aspiration(&mut self, board: &Board, depth: i32, prev: i32) -> i32 {
         let sp = self.sp;
         if !sp.aspiration || depth < sp.aspiration_min_depth || is_mate_score(prev) {
-            return self.negamax(board, -INF, INF, depth * ONE_PLY, 0);
+            return self.negamax(board, -INF, INF, depth * ONE_PLY, 0, false);
         }
         let mut delta = sp.aspiration_width_cp;
         let mut alpha = (prev - delta).max(-INF);
         let mut beta = (prev + delta).min(INF);
         loop {
-            let score = self.negamax(board, alpha, beta, depth * ONE_PLY, 0);
+            let score = self.negamax(board, alpha, beta, depth * ONE_PLY, 0, false);
             if self.aborted {
                 return score;
             }
@@ -600,7 +600,7 @@ impl<'a> Worker<'a> {
         let mut upper = INF;
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
-            g = self.negamax(board, beta - 1, beta, depth * ONE_PLY, 0);
+            g = self.negamax(board, beta - 1, beta, depth * ONE_PLY, 0, false);
             if self.aborted {
                 return g;
             }
@@ -768,7 +768,9 @@ impl<'a> Worker<'a> {
     }
 
     /// The negamax alpha-beta node (also PVS and the MTD(f) probes).
-    /// Fail-soft; `depth` in sixteenths of a ply.
+    /// Fail-soft; `depth` in sixteenths of a ply. `cut_node`: a non-PV node
+    /// expected to fail high (Knuth and Moore's type 2), as the PVS
+    /// null-window searches of later moves and their alternating children are.
     fn negamax(
         &mut self,
         board: &Board,
@@ -776,6 +778,7 @@ impl<'a> Worker<'a> {
         mut beta: i32,
         mut depth: i32,
         ply: usize,
+        cut_node: bool,
     ) -> i32 {
         if depth < ONE_PLY {
             return self.qsearch(board, alpha, beta, ply, 0);
@@ -912,7 +915,14 @@ impl<'a> Worker<'a> {
         // search finds one to order first.
         if sp.iid && tt_move.is_none() && excluded.is_none() && depth >= sp.iid_min_depth * ONE_PLY
         {
-            self.negamax(board, alpha, beta, depth - sp.iid_reduction * ONE_PLY, ply);
+            self.negamax(
+                board,
+                alpha,
+                beta,
+                depth - sp.iid_reduction * ONE_PLY,
+                ply,
+                cut_node,
+            );
             if self.aborted {
                 return 0;
             }
@@ -973,6 +983,7 @@ impl<'a> Worker<'a> {
                     -beta + 1,
                     depth - ONE_PLY - r * ONE_PLY,
                     ply + 1,
+                    !cut_node,
                 );
                 self.null_floor = saved_floor;
                 self.hashes.pop();
@@ -986,7 +997,8 @@ impl<'a> Worker<'a> {
                     }
                     let saved = self.stack[ply].no_null;
                     self.stack[ply].no_null = true;
-                    let verified = self.negamax(board, beta - 1, beta, depth - r * ONE_PLY, ply);
+                    let verified =
+                        self.negamax(board, beta - 1, beta, depth - r * ONE_PLY, ply, false);
                     self.stack[ply].no_null = saved;
                     self.stack[ply + 1].no_null = saved;
                     if self.aborted {
@@ -1021,6 +1033,7 @@ impl<'a> Worker<'a> {
         // the move loop: if every other move fails well below the TT score,
         // the TT move is singular and gets `ext_singular` more.
         let mut singular_move = None;
+        let mut singular_ext = 0;
         if sp.singular
             && sp.ext_singular > 0
             && !root
@@ -1036,7 +1049,7 @@ impl<'a> Worker<'a> {
                     let sbeta = h.score - sp.singular_margin_cp * d_plies;
                     let verify_depth = (depth - ONE_PLY) / sp.singular_depth_divisor.max(1);
                     self.stack[ply].excluded = Some(mv);
-                    let v = self.negamax(board, sbeta - 1, sbeta, verify_depth, ply);
+                    let v = self.negamax(board, sbeta - 1, sbeta, verify_depth, ply, cut_node);
                     self.stack[ply].excluded = None;
                     self.stack[ply + 1].excluded = None;
                     self.stack[ply + 1].no_null = self.stack[ply].no_null;
@@ -1045,10 +1058,23 @@ impl<'a> Worker<'a> {
                     }
                     if v < sbeta {
                         singular_move = Some(mv);
+                        // Far below the bound at a non-PV node: the TT move
+                        // carries the node alone, extend it twice.
+                        if !pv_node && v < sbeta - sp.singular_double_margin_cp {
+                            singular_ext = sp.ext_singular + sp.ext_singular_double;
+                        } else {
+                            singular_ext = sp.ext_singular;
+                        }
                     } else if sp.singular_multicut && sbeta >= beta {
                         // Multi-cut: the TT move and another move both beat
                         // beta; one of them will.
                         return sbeta;
+                    } else if h.score >= beta {
+                        // Not singular, and the table expects a fail high
+                        // anyway: other moves will likely do, so the TT move
+                        // gets less depth.
+                        singular_move = Some(mv);
+                        singular_ext = -sp.singular_negative16;
                     }
                 }
             }
@@ -1065,6 +1091,12 @@ impl<'a> Worker<'a> {
         let mut skip_quiets = false;
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
         let mut n_quiets = 0;
+        let mut captures_tried = [Move {
+            from: cozy_chess::Square::A1,
+            to: cozy_chess::Square::A1,
+            promotion: None,
+        }; 32];
+        let mut n_captures = 0;
         // A worsening node gets half the late-move pruning count.
         let lmp_count = {
             let n = sp.lmp_base + sp.lmp_factor * d_plies * d_plies;
@@ -1153,8 +1185,8 @@ impl<'a> Worker<'a> {
             // switch it off.
             let mut cap = sp.ext_max_per_ply;
             if singular_move == Some(mv) {
-                ext += sp.ext_singular;
-                cap = cap.max(sp.ext_singular);
+                ext += singular_ext;
+                cap = cap.max(singular_ext);
             }
             ext = ext.min(cap);
             // Guard against extension chains: beyond a multiple of the
@@ -1180,6 +1212,11 @@ impl<'a> Worker<'a> {
                 if !improving {
                     r += sp.lmr_not_improving16;
                 }
+                // An expected cut node needs only one move to fail high:
+                // late moves there are unlikely to matter.
+                if cut_node {
+                    r += sp.lmr_cut_node16;
+                }
                 if sp.lmr_killer_less16 != 0 && self.is_killer_or_counter(ply, us, mv) {
                     r -= sp.lmr_killer_less16;
                 }
@@ -1198,24 +1235,31 @@ impl<'a> Worker<'a> {
             self.stack[ply].cont_key = piece.map(|p| (us, p, mv.to));
             searched += 1;
             let score = if searched == 1 {
-                -self.negamax(&child, -beta, -alpha, new_depth, ply + 1)
+                -self.negamax(
+                    &child,
+                    -beta,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    !pv_node && !cut_node,
+                )
             } else if algo == SearchAlgorithm::AlphaBeta {
                 // Plain alpha-beta: full windows; a reduced move that beats
                 // alpha is searched again at full depth.
-                let mut s = -self.negamax(&child, -beta, -alpha, new_depth - r, ply + 1);
+                let mut s = -self.negamax(&child, -beta, -alpha, new_depth - r, ply + 1, false);
                 if r > 0 && s > alpha && !self.aborted {
-                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1);
+                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
                 }
                 s
             } else {
                 // PVS: prove later moves worse with a null window; re-search
                 // unreduced, then with the full window when they are not.
-                let mut s = -self.negamax(&child, -alpha - 1, -alpha, new_depth - r, ply + 1);
+                let mut s = -self.negamax(&child, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
                 if r > 0 && s > alpha && !self.aborted {
-                    s = -self.negamax(&child, -alpha - 1, -alpha, new_depth, ply + 1);
+                    s = -self.negamax(&child, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
                 }
                 if pv_node && s > alpha && s < beta && !self.aborted {
-                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1);
+                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
                 }
                 s
             };
@@ -1240,6 +1284,13 @@ impl<'a> Worker<'a> {
                                 &quiets_tried[..n_quiets],
                             );
                         }
+                        let cut_capture = capture.then_some(mv);
+                        self.update_capture_stats(
+                            board,
+                            cut_capture,
+                            depth,
+                            &captures_tried[..n_captures],
+                        );
                         break;
                     }
                     alpha = score;
@@ -1248,6 +1299,10 @@ impl<'a> Worker<'a> {
             if quiet && n_quiets < quiets_tried.len() {
                 quiets_tried[n_quiets] = Some(mv);
                 n_quiets += 1;
+            }
+            if capture && n_captures < captures_tried.len() {
+                captures_tried[n_captures] = mv;
+                n_captures += 1;
             }
         }
         self.hashes.pop();
@@ -1269,6 +1324,36 @@ impl<'a> Worker<'a> {
         let bound = result_bound(best, beta, best_move.is_some() && pv_node);
         self.tt_store(key, best_move, best, static_eval, depth, bound, ply);
         best
+    }
+
+    /// Capture history after a cutoff at `ply`: the capture that cut (if
+    /// `best` is one) gains, the captures tried before it lose.
+    fn update_capture_stats(
+        &mut self,
+        board: &Board,
+        best: Option<Move>,
+        depth: i32,
+        tried: &[Move],
+    ) {
+        let sp = self.sp;
+        if !sp.capture_history {
+            return;
+        }
+        let us = board.side_to_move();
+        let d = depth / ONE_PLY;
+        let bonus = sp.history_bonus * d * d;
+        let mut update = |mv: Move, b: i32| {
+            if let (Some(p), Some(v)) = (board.piece_on(mv.from), captured_piece(board, mv)) {
+                self.heur
+                    .update_capture_history(us, p, mv.to, v, b, sp.history_max);
+            }
+        };
+        if let Some(mv) = best {
+            update(mv, bonus);
+        }
+        for &m in tried {
+            update(m, -bonus);
+        }
     }
 
     fn update_quiet_stats(

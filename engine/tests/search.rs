@@ -203,14 +203,27 @@ const NOT_NODE_COUNT: &[&str] = &[
     "contempt_cp",
 ];
 
+/// Constants of techniques that are off by default, with the setting that
+/// switches their technique on: they are measured against that setting.
+const NEEDS_SWITCH: &[(&str, &str, &str)] = &[
+    ("capture_history_divisor", "capture_history", "true"),
+    ("singular_double_margin_cp", "ext_singular_double", "16"),
+];
+
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.
 fn unchanged_parameters(ints: bool) -> Vec<String> {
     let d = 9;
-    let reference = total_nodes(&Params::default(), d);
+    let default_reference = total_nodes(&Params::default(), d);
     let mut unchanged = Vec::new();
     for s in SearchParams::specs() {
         if NOT_NODE_COUNT.contains(&s.name.as_str()) {
             continue;
+        }
+        let mut base = Params::default();
+        let mut reference = default_reference;
+        if let Some((_, switch, on)) = NEEDS_SWITCH.iter().find(|(n, _, _)| *n == s.name) {
+            base.set_by_name(switch, on).unwrap();
+            reference = total_nodes(&base, d);
         }
         let values: Vec<i32> = match s.kind {
             ParamKind::Bool if !ints => vec![1 - s.default],
@@ -228,7 +241,7 @@ fn unchanged_parameters(ints: bool) -> Vec<String> {
             .iter()
             .copied()
             .filter(|&v| {
-                let mut p = Params::default();
+                let mut p = base.clone();
                 p.set_by_name(&s.name, &s.format_value(v)).unwrap();
                 total_nodes(&p, d) == reference
             })
