@@ -318,6 +318,13 @@ fn is_mate_score(v: i32) -> bool {
     v.abs() >= MATE_BOUND
 }
 
+/// The history bonus (and malus) of a cutoff at `depth` (sixteenths of a
+/// ply): quadratic in plies, as deeper cutoffs say more.
+fn history_bonus(sp: &SearchParams, depth: i32) -> i32 {
+    let d = depth / ONE_PLY;
+    sp.history_bonus * d * d
+}
+
 impl<'a> Worker<'a> {
     fn new(
         sp: &'a SearchParams,
@@ -1091,11 +1098,7 @@ impl<'a> Worker<'a> {
         let mut skip_quiets = false;
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
         let mut n_quiets = 0;
-        let mut captures_tried = [Move {
-            from: cozy_chess::Square::A1,
-            to: cozy_chess::Square::A1,
-            promotion: None,
-        }; 32];
+        let mut captures_tried: [Option<Move>; 32] = [None; 32];
         let mut n_captures = 0;
         // A worsening node gets half the late-move pruning count.
         let lmp_count = {
@@ -1300,8 +1303,8 @@ impl<'a> Worker<'a> {
                 quiets_tried[n_quiets] = Some(mv);
                 n_quiets += 1;
             }
-            if capture && n_captures < captures_tried.len() {
-                captures_tried[n_captures] = mv;
+            if capture && sp.capture_history && n_captures < captures_tried.len() {
+                captures_tried[n_captures] = Some(mv);
                 n_captures += 1;
             }
         }
@@ -1333,15 +1336,14 @@ impl<'a> Worker<'a> {
         board: &Board,
         best: Option<Move>,
         depth: i32,
-        tried: &[Move],
+        tried: &[Option<Move>],
     ) {
         let sp = self.sp;
         if !sp.capture_history {
             return;
         }
         let us = board.side_to_move();
-        let d = depth / ONE_PLY;
-        let bonus = sp.history_bonus * d * d;
+        let bonus = history_bonus(sp, depth);
         let mut update = |mv: Move, b: i32| {
             if let (Some(p), Some(v)) = (board.piece_on(mv.from), captured_piece(board, mv)) {
                 self.heur
@@ -1351,7 +1353,7 @@ impl<'a> Worker<'a> {
         if let Some(mv) = best {
             update(mv, bonus);
         }
-        for &m in tried {
+        for &m in tried.iter().flatten() {
             update(m, -bonus);
         }
     }
@@ -1368,9 +1370,8 @@ impl<'a> Worker<'a> {
         let us = board.side_to_move();
         self.heur
             .add_killer(ply, mv, sp.killer_count.clamp(0, 4) as usize);
+        let bonus = history_bonus(sp, depth);
         if sp.history {
-            let d = depth / ONE_PLY;
-            let bonus = sp.history_bonus * d * d;
             for m in tried.iter().flatten() {
                 self.heur.update_history(us, *m, -bonus, sp.history_max);
             }
@@ -1383,8 +1384,6 @@ impl<'a> Worker<'a> {
             }
         }
         if sp.cont_history {
-            let d = depth / ONE_PLY;
-            let bonus = sp.history_bonus * d * d;
             for back in 1..=2 {
                 if ply < back {
                     break;
