@@ -19,12 +19,14 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("search_algorithm", "alphabeta"),
     ("search_algorithm", "mtdf"),
     ("aspiration", "false"),
+    ("aspiration_fail_high_reduce", "false"),
     ("tt", "false"),
     ("tt_cutoffs", "false"),
     ("etc", "false"),
     ("iid", "false"),
     ("iir", "false"),
     ("null_move", "false"),
+    ("null_move_qs_checks", "true"),
     ("rfp_before_null", "false"),
     ("rfp", "false"),
     ("razoring", "false"),
@@ -109,7 +111,7 @@ fn row(
     let r = run_bench(params, depth);
     let ms = start.elapsed().as_millis();
     let rel = reference.map_or(1.0, |n| r.nodes as f64 / n.max(1) as f64);
-    let _ = writeln!(out, "{label:<30} {:>12} {:>8.4} {:>9}", r.nodes, rel, ms);
+    let _ = writeln!(out, "{label:<36} {:>12} {:>8.4} {:>9}", r.nodes, rel, ms);
     r.nodes
 }
 
@@ -124,7 +126,7 @@ pub fn run(params: &Params, depth: i32, minimax: Option<i32>, out: &mut dyn Writ
     );
     let _ = writeln!(
         out,
-        "{:<30} {:>12} {:>8} {:>9}",
+        "{:<36} {:>12} {:>8} {:>9}",
         "technique", "nodes", "relative", "time_ms"
     );
     let reference = row(out, "reference (given parameters)", params, depth, None);
@@ -146,7 +148,7 @@ pub fn run(params: &Params, depth: i32, minimax: Option<i32>, out: &mut dyn Writ
     let _ = writeln!(out, "alpha-beta saving, depth {shallow}");
     let _ = writeln!(
         out,
-        "{:<30} {:>12} {:>8} {:>9}",
+        "{:<36} {:>12} {:>8} {:>9}",
         "algorithm", "nodes", "relative", "time_ms"
     );
     let minimax = with(params, &[("search_algorithm", "minimax")]).expect("valid setting");

@@ -121,6 +121,7 @@ search_params! {
     aspiration_width_cp: i32 = 20, [5, 200], "initial half-width of the aspiration window (cp)";
     aspiration_widen: i32 = 200, [120, 400; 10], "window growth on fail-low/high, in percent";
     aspiration_max_width_cp: i32 = 1000, [50, 5000], "switch to a full window once the half-width exceeds this (cp)";
+    aspiration_fail_high_reduce: bool = true, "each fail high in a row searches the re-search one ply shallower (resolves a new best move sooner)";
     // Step 3: transposition table
     tt: bool = true, "transposition table at all (off: no probe, no store; ordering, cutoffs, ETC and IID lose it)";
     tt_cutoffs: bool = true, "take transposition-table cutoffs at non-PV nodes";
@@ -140,6 +141,7 @@ search_params! {
     null_move_max_eval_r: i32 = 3, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
     null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
+    null_move_qs_checks: bool = false, "a null-move search that drops straight into quiescence tries quiet checks at its first ply";
     rfp_before_null: bool = true, "try reverse futility (the cheaper static test) before the null move";
     // Step 7: pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";

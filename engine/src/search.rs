@@ -191,6 +191,30 @@ impl Searcher {
         worker.iterate(&board, limits, info)
     }
 
+    /// A worker on this searcher's tables with no node or time limit, for
+    /// searches outside `search` (quiet leaves, tests).
+    fn unlimited_worker<'a>(
+        &'a mut self,
+        sp: &'a SearchParams,
+        stop: &'a AtomicBool,
+        root_side: Color,
+    ) -> Worker<'a> {
+        Worker::new(
+            sp,
+            &self.params.eval,
+            &mut self.tt,
+            &mut self.heur,
+            &self.lmr,
+            &mut self.pawns,
+            stop,
+            Instant::now(),
+            TimeBudget::default(),
+            u64::MAX,
+            Vec::new(),
+            root_side,
+        )
+    }
+
     /// The quiescence-resolved ("quiet") position of `board`: the engine's
     /// own quiescence search (Step 11) from `board` with a full window, its
     /// principal variation played out to the leaf. Texel tuning scores such
@@ -206,22 +230,9 @@ impl Searcher {
             ..self.params.search.clone()
         };
         let stop = AtomicBool::new(false);
-        let mut worker = Worker::new(
-            &sp,
-            &self.params.eval,
-            &mut self.tt,
-            &mut self.heur,
-            &self.lmr,
-            &mut self.pawns,
-            &stop,
-            Instant::now(),
-            TimeBudget::default(),
-            u64::MAX,
-            Vec::new(),
-            board.side_to_move(),
-        );
+        let mut worker = self.unlimited_worker(&sp, &stop, board.side_to_move());
         worker.qs_pv = vec![Vec::new(); MAX_PLY + 4];
-        let score = worker.qsearch(board, -INF, INF, 0, 0);
+        let score = worker.qsearch(board, -INF, INF, 0, sp.qs_checks);
         let pv = std::mem::take(&mut worker.qs_pv[0]);
         let mut leaf = board.clone();
         for &mv in &pv {
@@ -578,16 +589,29 @@ impl<'a> Worker<'a> {
         let mut delta = sp.aspiration_width_cp;
         let mut alpha = (prev - delta).max(-INF);
         let mut beta = (prev + delta).min(INF);
+        let mut fail_highs = 0;
         loop {
-            let score = self.negamax(board, alpha, beta, depth * ONE_PLY, 0, false);
+            let d = if sp.aspiration_fail_high_reduce {
+                (depth - fail_highs).max(1)
+            } else {
+                depth
+            };
+            let score = self.negamax(board, alpha, beta, d * ONE_PLY, 0, false);
             if self.aborted {
                 return score;
             }
             if score <= alpha {
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INF);
+                fail_highs = 0;
             } else if score >= beta {
                 beta = (score + delta).min(INF);
+                fail_highs += 1;
+                // The move that failed high is searched first next time, so
+                // the wider re-search does not redo the old best move first.
+                if let Some((mv, _)) = self.root_best {
+                    self.prev_best = Some(mv);
+                }
             } else {
                 return score;
             }
@@ -632,7 +656,7 @@ impl<'a> Worker<'a> {
         // capture tree without cutoffs explodes, and the comparison is
         // about the full-width part of the tree.
         if depth <= 0 || ply >= MAX_PLY - 1 {
-            return self.qsearch(board, -INF, INF, ply, 0);
+            return self.qsearch(board, -INF, INF, ply, self.sp.qs_checks);
         }
         if ply > 0 {
             if let Some(v) = self.draw_score(board) {
@@ -788,7 +812,7 @@ impl<'a> Worker<'a> {
         cut_node: bool,
     ) -> i32 {
         if depth < ONE_PLY {
-            return self.qsearch(board, alpha, beta, ply, 0);
+            return self.qsearch(board, alpha, beta, ply, self.sp.qs_checks);
         }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
@@ -984,14 +1008,15 @@ impl<'a> Worker<'a> {
                 self.hashes.push(repetition_key(board));
                 let saved_floor = self.null_floor;
                 self.null_floor = self.hashes.len();
-                let v = -self.negamax(
-                    &nb,
-                    -beta,
-                    -beta + 1,
-                    depth - ONE_PLY - r * ONE_PLY,
-                    ply + 1,
-                    !cut_node,
-                );
+                let null_depth = depth - ONE_PLY - r * ONE_PLY;
+                let v = if sp.null_move_qs_checks && null_depth < ONE_PLY {
+                    // The opponent's free move lands in quiescence, which
+                    // sees no quiet threat; quiet checks show the mates we
+                    // would walk into.
+                    -self.qsearch(&nb, -beta, -beta + 1, ply + 1, true)
+                } else {
+                    -self.negamax(&nb, -beta, -beta + 1, null_depth, ply + 1, !cut_node)
+                };
                 self.null_floor = saved_floor;
                 self.hashes.pop();
                 if self.aborted {
@@ -1026,7 +1051,7 @@ impl<'a> Worker<'a> {
         if sp.razoring && prunable && depth <= sp.razor_max_depth * ONE_PLY {
             let margin = sp.razor_margin_cp * depth / ONE_PLY;
             if eval + margin <= alpha {
-                let v = self.qsearch(board, alpha, alpha + 1, ply, 0);
+                let v = self.qsearch(board, alpha, alpha + 1, ply, sp.qs_checks);
                 if self.aborted {
                     return 0;
                 }
@@ -1422,7 +1447,14 @@ impl<'a> Worker<'a> {
     }
 
     // Step 11: quiescence search.
-    fn qsearch(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize, qply: i32) -> i32 {
+    fn qsearch(
+        &mut self,
+        board: &Board,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        checks: bool,
+    ) -> i32 {
         if let Some(line) = self.qs_pv.get_mut(ply) {
             line.clear();
         }
@@ -1462,9 +1494,7 @@ impl<'a> Worker<'a> {
         let mode = if in_check {
             PickMode::All
         } else {
-            PickMode::Tactical {
-                checks: sp.qs_checks && qply == 0,
-            }
+            PickMode::Tactical { checks }
         };
         let tt_move = hit.and_then(|h| h.mv);
         let mut picker = MovePicker::new(tt_move, mode);
@@ -1477,12 +1507,19 @@ impl<'a> Worker<'a> {
         } {
             any = true;
             let victim = captured_piece(board, mv);
+            let mut child = None;
             if !in_check && (victim.is_some() || mv.promotion.is_some()) {
                 // Delta pruning: even winning the victim cannot reach alpha.
+                // A check may win far more than its victim (the mate behind
+                // a pawn capture on h7), so checks are exempt.
                 if sp.delta_pruning && mv.promotion.is_none() {
                     let gain = victim.map_or(0, |v| self.values[v as usize]);
                     if stand_pat + gain + sp.delta_margin_cp <= alpha {
-                        continue;
+                        let c = child.insert(board.clone());
+                        c.play_unchecked(mv);
+                        if c.checkers().is_empty() {
+                            continue;
+                        }
                     }
                 }
                 // SEE filter: skip captures that lose material.
@@ -1490,15 +1527,18 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
-            let mut child = board.clone();
-            child.play_unchecked(mv);
+            let child = child.unwrap_or_else(|| {
+                let mut c = board.clone();
+                c.play_unchecked(mv);
+                c
+            });
             self.stack[ply].mv = Some(mv);
             self.stack[ply].piece = board.piece_on(mv.from);
             self.stack[ply].capture = victim.is_some();
             self.stack[ply].cont_key = self.stack[ply]
                 .piece
                 .map(|p| (board.side_to_move(), p, mv.to));
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, qply + 1);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, false);
             if self.aborted {
                 return 0;
             }
@@ -1593,6 +1633,27 @@ mod tests {
         assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
         assert_eq!(Score::from_internal(-(MATE - 2)), Score::Mate(-1));
         assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
+    }
+
+    /// Quiescence score of `fen` for the side to move, null window at `alpha`.
+    fn qsearch_at(fen: &str, alpha: i32) -> i32 {
+        let pos = Position::from_fen(fen).unwrap();
+        let mut s = Searcher::new(Params::default());
+        let sp = s.params.search.clone();
+        let stop = AtomicBool::new(false);
+        let mut worker = s.unlimited_worker(&sp, &stop, pos.board().side_to_move());
+        worker.qsearch(pos.board(), alpha, alpha + 1, 0, sp.qs_checks)
+    }
+
+    #[test]
+    fn delta_pruning_spares_a_capture_that_mates() {
+        // White is a queen and two rooks down; Qxh7 wins only a pawn but
+        // mates. Far below alpha, delta pruning must still try it.
+        let fen = "rr3rk1/5p1p/6pQ/q7/8/7R/5PPP/6K1 w - - 0 1";
+        assert_eq!(qsearch_at(fen, 0), MATE - 1);
+        // Without the supporting rook the capture loses the queen: no mate.
+        let no_rook = "rr3rk1/5p1p/6pQ/q7/8/8/5PPP/6K1 w - - 0 1";
+        assert!(qsearch_at(no_rook, 0) < -1000);
     }
 
     #[test]

@@ -629,13 +629,16 @@ fn check_cached_evals(s: &Searcher, p: &Params, root: &Board) -> usize {
 fn cached_static_evals_match_a_fresh_evaluation() {
     // The TT's eval feeds stand pat and every eval-based pruning decision.
     let stop = AtomicBool::new(false);
+    let mut total = 0;
     for fen in POSITIONS {
         let pos = Position::from_fen(fen).unwrap();
         let p = Params::default();
         let mut s = Searcher::new(p.clone());
         s.search(&pos, &depth(7), &stop, &mut |_| {});
         let checked = check_cached_evals(&s, &p, pos.board());
-        assert!(checked > 20, "{fen}: only {checked} entries");
+        // A forcing position's tree is small: few entries, but some.
+        assert!(checked > 0, "{fen}: no entries");
+        total += checked;
         // New weights: entries cached under the old ones must not survive.
         let mut q = p.clone();
         q.set_int("material_knight_mg", p.eval.material_knight.0 as i64 + 40)
@@ -645,6 +648,7 @@ fn cached_static_evals_match_a_fresh_evaluation() {
         s.search(&pos, &depth(3), &stop, &mut |_| {});
         check_cached_evals(&s, &q, pos.board());
     }
+    assert!(total > 100, "only {total} entries checked");
 }
 
 #[test]
