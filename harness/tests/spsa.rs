@@ -17,8 +17,10 @@ fn openings() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../openings/karsinta-4ply.epd")
 }
 
-/// A detuned start (null-move R and a futility margin far off), games
-/// short: nodes=600, adjudicated early.
+/// A detuned start (null-move R and the knight's middlegame value far off),
+/// games short: nodes=600, adjudicated early. The knight's value, perturbed
+/// by +-100, makes the two sides play different games; with search
+/// parameters alone a short run can tie throughout and never move.
 fn config(dir: &Path, iterations: u64, window: u64) -> PathBuf {
     let path = dir.join("tune.yaml");
     std::fs::write(
@@ -27,7 +29,7 @@ fn config(dir: &Path, iterations: u64, window: u64) -> PathBuf {
             "name: t\nengines:\n  - name: k\n    type: inprocess\ntime_control: nodes=600\n\
              openings: {{ file: {}, order: random }}\nseed: 3\n\
              adjudication: {{ resign: {{ score_cp: 400, move_count: 2 }}, draw: {{ move_number: 20, score_cp: 20, move_count: 4 }}, max_moves: 60 }}\n\
-             spsa:\n  iterations: {iterations}\n  pairs_per_iteration: 2\n  window: {window}\n  seed: 11\n  params:\n    null_move_r: {{ start: 4 }}\n    futility_margin_cp_d1: {{ start: 400, c_end: 80, r_end: 0.02 }}\n",
+             spsa:\n  iterations: {iterations}\n  pairs_per_iteration: 2\n  window: {window}\n  seed: 11\n  params:\n    null_move_r: {{ start: 4 }}\n    material_knight_mg: {{ start: 200, c_end: 100, r_end: 0.02 }}\n",
             openings().display()
         ),
     )
@@ -50,7 +52,7 @@ fn same_parameters_for_any_worker_count_and_after_a_stop() {
     let two = tune(dir.path(), "two", 2, 6, 2);
     assert_eq!(one, two);
     // The run moved: some iteration was not a tie.
-    assert_ne!(one, vec![4.0, 400.0]);
+    assert_ne!(one, vec![4.0, 200.0]);
 
     // Stopped after iteration 2 by the progress callback, then resumed.
     let cfg = config(dir.path(), 6, 2);
@@ -78,7 +80,7 @@ fn same_parameters_for_any_worker_count_and_after_a_stop() {
     // Outputs: one CSV row per iteration plus the start, the final files.
     let csv = std::fs::read_to_string(out.join(output::CSV_FILE)).unwrap();
     assert_eq!(csv.lines().count(), 1 + 7);
-    assert!(csv.starts_with("iteration,null_move_r,futility_margin_cp_d1\n0,4,400\n"));
+    assert!(csv.starts_with("iteration,null_move_r,material_knight_mg\n0,4,200\n"));
     let yaml = std::fs::read_to_string(out.join(output::PARAMS_FILE)).unwrap();
     let tuned = karsinta_engine::Params::from_yaml_str(&yaml, "params.yaml").unwrap();
     assert_eq!(
