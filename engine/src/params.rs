@@ -157,6 +157,9 @@ search_params! {
     lmp: bool = true, "late-move pruning of quiet moves at shallow depth";
     lmp_base: i32 = 3, [1, 20; 1], "late-move pruning: moves allowed at depth 0";
     lmp_factor: i32 = 2, [1, 8; 1], "late-move pruning: growth per depth squared";
+    history_prune: bool = false, "prune a late quiet move whose history score is below -history_prune_margin per ply at shallow depth";
+    history_prune_max_depth: i32 = 3, [1, 8; 1], "maximum depth (plies) for history pruning";
+    history_prune_margin: i32 = 1000, [0, 16384; 250], "history pruning threshold per ply of depth (history units; the butterfly and two continuation tables summed)";
     see_prune: bool = true, "prune moves that lose material by static exchange at shallow depth";
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp)";
     see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
@@ -191,6 +194,7 @@ search_params! {
     singular_negative16: i32 = 0, [0, 32; 2], "singular extension: a TT move that is not singular but whose TT score beats beta is searched this much shallower (1/16 ply)";
     singular_multicut: bool = true, "multi-cut: when the search without the TT move still fails high at the singular bound, the node fails high";
     ext_check_see: bool = true, "extend only checks that do not lose material by static exchange";
+    ext_mate_threat: i32 = 0, [0, 16; 2], "mate-threat extension (1/16 ply) of every move at a node whose null-move search was mated (Glaurung's MateThreatExtension); with null_move_qs_checks the shallow null searches see quiet mates too";
     iir: bool = true, "internal iterative reduction: a node without a TT move is searched one ply shallower";
     iir_min_depth: i32 = 4, [2, 12; 1], "minimum depth (plies) for internal iterative reduction";
     // Step 10: move ordering

@@ -984,6 +984,7 @@ impl<'a> Worker<'a> {
             return eval;
         }
 
+        let mut mate_threat = false;
         // Step 6: null move: give the opponent a free move; if a reduced
         // search still fails high, so would the full one. Adaptive R grows
         // with depth and with the eval margin; zugzwang-prone positions (only
@@ -1039,6 +1040,10 @@ impl<'a> Worker<'a> {
                     if verified >= beta {
                         return v;
                     }
+                } else if v <= -MATE_BOUND {
+                    // The free move mates us: whatever we play must meet
+                    // the threat, so every move may be searched deeper.
+                    mate_threat = true;
                 }
             }
         }
@@ -1180,6 +1185,16 @@ impl<'a> Worker<'a> {
                             continue;
                         }
                     }
+                    // History pruning: a quiet move that has kept failing
+                    // here and after these last moves is not worth a look.
+                    if sp.history_prune && d_plies <= sp.history_prune_max_depth && move_count > 1 {
+                        if let Some(p) = piece {
+                            let h = self.order_ctx(ply, keys).quiet_history(us, p, mv);
+                            if h < -sp.history_prune_margin * d_plies {
+                                continue;
+                            }
+                        }
+                    }
                 }
                 if sp.see_prune && d_plies <= sp.see_prune_max_depth && !(quiet && gives_check) {
                     let margin = if quiet {
@@ -1200,6 +1215,9 @@ impl<'a> Worker<'a> {
             }
             if one_reply {
                 ext += sp.ext_one_reply;
+            }
+            if mate_threat {
+                ext += sp.ext_mate_threat;
             }
             if piece == Some(Piece::Pawn) && mv.to.rank() == Rank::Seventh.relative_to(us) {
                 ext += sp.ext_pawn_seventh;

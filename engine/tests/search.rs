@@ -201,6 +201,9 @@ const NOT_NODE_COUNT: &[&str] = &[
     "time_unstable_pct",
     "time_stable_pct",
     "contempt_cp",
+    // Acts only where a null move runs into a mate, which the ordinary
+    // positions do not reach at depth 9: mate_threat_extension_changes_the_search.
+    "ext_mate_threat",
 ];
 
 /// Constants of techniques that are off by default, with the setting that
@@ -208,6 +211,8 @@ const NOT_NODE_COUNT: &[&str] = &[
 const NEEDS_SWITCH: &[(&str, &str, &str)] = &[
     ("capture_history_divisor", "capture_history", "true"),
     ("singular_double_margin_cp", "ext_singular_double", "16"),
+    ("history_prune_max_depth", "history_prune", "true"),
+    ("history_prune_margin", "history_prune", "true"),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.
@@ -272,6 +277,23 @@ fn every_search_switch_changes_the_search() {
 fn every_search_constant_changes_the_search() {
     let unchanged = unchanged_parameters(true);
     assert!(unchanged.is_empty(), "no effect on nodes: {unchanged:?}");
+}
+
+#[test]
+fn mate_threat_extension_changes_the_search() {
+    // Black is a queen up, but White threatens Rd8#: below the root, Black
+    // nodes whose null move walks into that mate extend every move.
+    let fen = "6k1/5ppp/8/8/8/8/q4PPP/3R2K1 b - - 0 1";
+    let plain = with(&[("null_move_qs_checks", "true")]);
+    let extended = with(&[("null_move_qs_checks", "true"), ("ext_mate_threat", "16")]);
+    let a = search_with(&plain, fen, &depth(9));
+    let b = search_with(&extended, fen, &depth(9));
+    // The tree differs (here it is smaller: the threat is met sooner).
+    assert_ne!(a.nodes, b.nodes);
+    // Either way Black keeps its winning material and does not get mated.
+    for r in [a, b] {
+        assert!(matches!(r.score, Score::Cp(cp) if cp > 300), "{r:?}");
+    }
 }
 
 #[test]
