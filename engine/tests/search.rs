@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use cozy_chess::Board;
 use karsinta_engine::ablate::PURE_ALPHA_BETA;
+use karsinta_engine::bench::run_bench;
 use karsinta_engine::eval::evaluate;
 use karsinta_engine::params::{ParamKind, SearchParams};
 use karsinta_engine::search::{SearchResult, Searcher};
@@ -204,6 +205,11 @@ const NOT_NODE_COUNT: &[&str] = &[
     // Acts only where a null move runs into a mate, which the ordinary
     // positions do not reach at depth 9: mate_threat_extension_changes_the_search.
     "ext_mate_threat",
+    // Read history that a fresh search has hardly filled:
+    // history_pruning_changes_the_search.
+    "history_prune",
+    "history_prune_max_depth",
+    "history_prune_margin",
 ];
 
 /// Constants of techniques that are off by default, with the setting that
@@ -211,8 +217,6 @@ const NOT_NODE_COUNT: &[&str] = &[
 const NEEDS_SWITCH: &[(&str, &str, &str)] = &[
     ("capture_history_divisor", "capture_history", "true"),
     ("singular_double_margin_cp", "ext_singular_double", "16"),
-    ("history_prune_max_depth", "history_prune", "true"),
-    ("history_prune_margin", "history_prune", "true"),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.
@@ -293,6 +297,25 @@ fn mate_threat_extension_changes_the_search() {
     // Either way Black keeps its winning material and does not get mated.
     for r in [a, b] {
         assert!(matches!(r.score, Score::Cp(cp) if cp > 300), "{r:?}");
+    }
+}
+
+#[test]
+fn history_pruning_changes_the_search() {
+    // The pruning reads history that the four positions' fresh searches
+    // hardly fill; the 50 bench positions at depth 8 fill enough.
+    let nodes = |changes: &[(&str, &str)]| run_bench(&with(changes), 8).nodes;
+    let on = nodes(&[("history_prune", "true")]);
+    assert_ne!(on, nodes(&[]));
+    // Either end of each constant's range changes something.
+    for (name, ends) in [
+        ("history_prune_max_depth", ["1", "8"]),
+        ("history_prune_margin", ["0", "16384"]),
+    ] {
+        let changed = ends
+            .iter()
+            .any(|v| nodes(&[("history_prune", "true"), (name, v)]) != on);
+        assert!(changed, "{name}");
     }
 }
 
