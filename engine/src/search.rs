@@ -1165,6 +1165,9 @@ impl<'a> Worker<'a> {
             }
             move_count += 1;
             let piece = board.piece_on(mv.from);
+            // This quiet move's history, looked up at most once for history
+            // pruning and LMR.
+            let mut hist = None;
 
             // Step 7 (in the loop): late-move pruning, futility pruning and
             // SEE pruning, once a move has secured a non-losing score.
@@ -1189,7 +1192,9 @@ impl<'a> Worker<'a> {
                     // here and after these last moves is not worth a look.
                     if sp.history_prune && d_plies <= sp.history_prune_max_depth && move_count > 1 {
                         if let Some(p) = piece {
-                            let h = self.order_ctx(ply, keys).quiet_history(us, p, mv);
+                            let h = *hist.get_or_insert_with(|| {
+                                self.order_ctx(ply, keys).quiet_history(us, p, mv)
+                            });
                             if h < -sp.history_prune_margin * d_plies {
                                 continue;
                             }
@@ -1268,7 +1273,9 @@ impl<'a> Worker<'a> {
                 }
                 if sp.lmr_history_divisor > 0 {
                     if let Some(p) = piece {
-                        let h = self.order_ctx(ply, keys).quiet_history(us, p, mv);
+                        let h = *hist.get_or_insert_with(|| {
+                            self.order_ctx(ply, keys).quiet_history(us, p, mv)
+                        });
                         r -= h * ONE_PLY / sp.lmr_history_divisor;
                     }
                 }
