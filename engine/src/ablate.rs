@@ -36,6 +36,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("history_prune", "true"),
     ("see_prune", "false"),
     ("improving", "false"),
+    ("corr_history", "true"),
     ("lmr", "false"),
     ("lmr_pv_less16", "0"),
     ("lmr_killer_less16", "0"),
@@ -89,6 +90,8 @@ pub const PURE_ALPHA_BETA: &[(&str, &str)] = &[
     ("qs_checks", "false"),
     ("delta_pruning", "false"),
     ("qs_see_filter", "false"),
+    // Not pruning, but it moves the static evals that pruning compares.
+    ("corr_history", "false"),
 ];
 
 /// Deepest depth at which plain minimax is run.

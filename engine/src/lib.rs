@@ -6,6 +6,7 @@
 
 pub mod ablate;
 pub mod bench;
+pub mod correction;
 pub mod eval;
 #[allow(unsafe_code)]
 pub mod lowlevel;

@@ -21,6 +21,7 @@
 
 use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
+use crate::correction::CorrectionHistory;
 use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, see_ge, PieceValues};
@@ -59,6 +60,9 @@ pub struct Heuristics {
     /// Capture history: how well a capture by (side, piece) to a square of
     /// a captured piece kind did. Indexed by [`Heuristics::capture_index`].
     captures: Vec<i32>,
+    /// Static-eval corrections by pawn structure: learned by the search
+    /// like the tables above and forgotten with them.
+    pub correction: CorrectionHistory,
 }
 
 /// An earlier move of the search path as continuation history keys it: the
@@ -74,6 +78,7 @@ impl Heuristics {
             counter: vec![None; 2 * 6 * 64],
             cont: vec![0; 2 * 6 * 64 * 6 * 64],
             captures: vec![0; 2 * 6 * 64 * 6],
+            correction: CorrectionHistory::new(),
         }
     }
 
@@ -84,6 +89,7 @@ impl Heuristics {
         self.counter.fill(None);
         self.cont.fill(0);
         self.captures.fill(0);
+        self.correction.clear();
     }
 
     fn hist_index(side: Color, mv: Move) -> usize {

@@ -165,6 +165,8 @@ search_params! {
     see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
     improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";
+    corr_history: bool = false, "correction history: add to each static eval the running average of how far searches of the same pawn structure (side to move) landed from theirs";
+    corr_history_max_cp: i32 = 100, [10, 400], "correction history: bound on one search's error and on the correction (cp)";
     // Step 8: late move reductions
     lmr: bool = true, "late move reductions";
     lmr_base: i32 = 75, [0, 200], "LMR: base reduction, in hundredths of a ply";

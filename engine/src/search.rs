@@ -747,12 +747,23 @@ impl<'a> Worker<'a> {
     }
 
     /// Static eval of a node: none in check (`-INF`, no standing pat), else
-    /// the one cached in the TT entry, computed only without an entry.
+    /// the one cached in the TT entry, computed only without an entry. The
+    /// TT keeps this raw eval; `corrected` adjusts it.
     fn static_eval(&mut self, board: &Board, in_check: bool, hit: Option<TtHit>) -> i32 {
         if in_check {
             -INF
         } else {
             hit.map_or_else(|| self.evaluate(board), |h| h.eval)
+        }
+    }
+
+    /// `raw` (a static eval, `-INF` in check) plus the correction history's
+    /// average error for this pawn structure, kept clear of mate scores.
+    fn corrected(&self, board: &Board, raw: i32) -> i32 {
+        if !self.sp.corr_history || raw == -INF {
+            raw
+        } else {
+            (raw + self.heur.correction.get(board)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
         }
     }
 
@@ -868,7 +879,8 @@ impl<'a> Worker<'a> {
             }
         }
 
-        let static_eval = self.static_eval(board, in_check, hit);
+        let raw_eval = self.static_eval(board, in_check, hit);
+        let static_eval = self.corrected(board, raw_eval);
         // A TT score with a fitting bound is a better estimate than the eval.
         let eval = match hit {
             Some(h) if !in_check && !is_mate_score(h.score) => match h.bound {
@@ -937,7 +949,7 @@ impl<'a> Worker<'a> {
             });
             self.hashes.pop();
             if let Some((mv, v)) = cut {
-                self.tt_store(key, Some(mv), v, static_eval, depth, Bound::Lower, ply);
+                self.tt_store(key, Some(mv), v, raw_eval, depth, Bound::Lower, ply);
                 return v;
             }
         }
@@ -1375,7 +1387,24 @@ impl<'a> Worker<'a> {
             return alpha;
         }
         let bound = result_bound(best, beta, best_move.is_some() && pv_node);
-        self.tt_store(key, best_move, best, static_eval, depth, bound, ply);
+        // Correction history learns from searches whose score says how far
+        // off the static eval was: not in check (no eval), not a singular
+        // verification (a partial search), not settled by a capture (the
+        // eval does not try to see tactics), and only where the bound does
+        // not contradict the direction of the error.
+        if sp.corr_history
+            && !in_check
+            && excluded.is_none()
+            && !is_mate_score(best)
+            && best_move.is_none_or(|m| captured_piece(board, m).is_none())
+            && !(bound == Bound::Lower && best <= static_eval)
+            && !(bound == Bound::Upper && best >= static_eval)
+        {
+            self.heur
+                .correction
+                .update(board, best - raw_eval, d_plies, sp.corr_history_max_cp);
+        }
+        self.tt_store(key, best_move, best, raw_eval, depth, bound, ply);
         best
     }
 
@@ -1507,7 +1536,8 @@ impl<'a> Worker<'a> {
                 return h.score;
             }
         }
-        let stand_pat = self.static_eval(board, in_check, hit);
+        let raw_eval = self.static_eval(board, in_check, hit);
+        let stand_pat = self.corrected(board, raw_eval);
         let mut best = stand_pat;
         if !in_check {
             // Stand pat: the side to move may decline every capture.
@@ -1592,7 +1622,7 @@ impl<'a> Worker<'a> {
             key,
             best_move,
             best,
-            if in_check { 0 } else { stand_pat },
+            if in_check { 0 } else { raw_eval },
             0,
             bound,
             ply,

@@ -219,6 +219,7 @@ const OWN_TEST: &[&str] = &[
 const NEEDS_SWITCH: &[(&str, &str, &str)] = &[
     ("capture_history_divisor", "capture_history", "true"),
     ("singular_double_margin_cp", "ext_singular_double", "16"),
+    ("corr_history_max_cp", "corr_history", "true"),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.

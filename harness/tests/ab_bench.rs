@@ -199,3 +199,53 @@ fn bad_revision_fails_before_the_other_side_is_built() {
         text(&o)
     );
 }
+
+/// Ctrl-C during the games: the result line says the SPRT was interrupted
+/// (and `--resume` goes on), not that the game cap ran out.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_the_games_reports_an_interrupted_sprt() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("open.epd"), EPD).unwrap();
+    std::fs::write(
+        p.join("ab.yaml"),
+        format!(
+            "name: ab-int\nengines:\n  \
+             - {{ name: dev, cmd: {FAKE}, args: ['--seed', '1', '--slow-bestmove', '5'] }}\n  \
+             - {{ name: base, cmd: {FAKE}, args: ['--seed', '2', '--slow-bestmove', '5'] }}\n\
+             time_control: nodes=300\nopenings: {{ file: open.epd }}\ngames: 4000\n\
+             concurrency: 2\nsprt: {{ elo0: 0, elo1: 5 }}\nbuild: {{ bench: '' }}\n"
+        ),
+    )
+    .unwrap();
+    let run = p.join("run");
+    let child = ab(p, &["--quiet", "--dev-cmd", FAKE, "--base-cmd", FAKE])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ledger = run.join("ledger.jsonl");
+    let start = Instant::now();
+    while std::fs::read_to_string(&ledger).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no game pair finished"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    #[allow(unsafe_code)]
+    // SAFETY: sends a signal to our own child process; no memory is touched.
+    let r = unsafe { libc::kill(pid, libc::SIGINT) };
+    assert_eq!(r, 0);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("Result: undecided: interrupted before the SPRT decided"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.contains("game cap"), "{}", text(&o));
+}

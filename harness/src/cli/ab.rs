@@ -142,9 +142,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(sp) = &s.sprt {
             println!(
                 "\nResult: {} ({} Elo bounds, dev's point of view)",
-                match sp.decision.as_str() {
-                    "H1" => "H1 accepted: dev is better",
-                    "H0" => "H0 accepted: dev is not better",
+                match (sp.decision.as_str(), s.status.as_str()) {
+                    ("H1", _) => "H1 accepted: dev is better",
+                    ("H0", _) => "H0 accepted: dev is not better",
+                    // `--resume` continues the test where it stopped.
+                    (_, "interrupted") => "undecided: interrupted before the SPRT decided",
                     _ => "inconclusive: no decision within the game cap",
                 },
                 sp.model.name()
