@@ -9,6 +9,8 @@
 
 use cozy_chess::{Board, Color, Piece};
 
+use crate::eval::pawn_hash;
+
 /// Entries per side; a power of two so the index is a shift.
 const ENTRIES: usize = 1 << 14;
 /// Entries hold centipawns times this, so small updates are not lost.
@@ -44,9 +46,11 @@ impl CorrectionHistory {
     }
 
     fn index(board: &Board) -> usize {
-        let white = (board.pieces(Piece::Pawn) & board.colors(Color::White)).0;
-        let black = (board.pieces(Piece::Pawn) & board.colors(Color::Black)).0;
-        let h = (white ^ black.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let pawns = board.pieces(Piece::Pawn);
+        let h = pawn_hash([
+            (pawns & board.colors(Color::White)).0,
+            (pawns & board.colors(Color::Black)).0,
+        ]);
         let slot = (h >> (64 - ENTRIES.trailing_zeros())) as usize;
         board.side_to_move() as usize * ENTRIES + slot
     }

@@ -35,7 +35,7 @@ use cozy_chess::{Board, BoardBuilder, Color, Square};
 pub use gradient::{
     flat_f64, king_danger_penalty_f, taper_f, FloatEval, TraceView, MAX_ROUNDING_CP,
 };
-pub use pawn_cache::PawnCache;
+pub use pawn_cache::{pawn_hash, PawnCache};
 pub use trace::Trace;
 use weights::{EvalWeights, S};
 

@@ -19,6 +19,13 @@ struct Entry {
     score: S,
 }
 
+/// A hash of White's and Black's pawns, for the tables keyed by pawn
+/// structure (this cache and the search's correction history); its high
+/// bits are the best mixed.
+pub fn pawn_hash(pawns: [u64; 2]) -> u64 {
+    (pawns[0] ^ pawns[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// Pawn-structure terms by pawn structure, for one set of evaluation
 /// weights: clear it when they change. An empty slot holds the structure
 /// without pawns, whose terms are indeed zero.
@@ -40,8 +47,7 @@ impl PawnCache {
     }
 
     fn index(pawns: [u64; 2]) -> usize {
-        let h = (pawns[0] ^ pawns[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> (64 - ENTRIES.trailing_zeros())) as usize
+        (pawn_hash(pawns) >> (64 - ENTRIES.trailing_zeros())) as usize
     }
 
     /// The stored score and passed pawns of `pawns`.
