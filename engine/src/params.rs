@@ -143,6 +143,10 @@ search_params! {
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
     null_move_qs_checks: bool = false, "a null-move search that drops straight into quiescence tries quiet checks at its first ply";
     rfp_before_null: bool = true, "try reverse futility (the cheaper static test) before the null move";
+    probcut: bool = false, "ProbCut: a capture whose reduced search beats beta by a margin proves a cutoff at a non-PV node";
+    probcut_min_depth: i32 = 5, [3, 12; 1], "ProbCut: minimum depth (plies)";
+    probcut_margin_cp: i32 = 200, [50, 500], "ProbCut: how far above beta the reduced search must land (cp)";
+    probcut_reduction: i32 = 4, [2, 8; 1], "ProbCut: depth reduction (plies) of the capture searches";
     // Step 7: pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";
     rfp_margin_cp: i32 = 80, [20, 300], "reverse futility margin per ply (cp)";

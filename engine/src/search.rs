@@ -1078,6 +1078,57 @@ impl<'a> Worker<'a> {
             }
         }
 
+        // Step 6 (part): ProbCut (Buro 1995, as Stockfish does it): at a
+        // node where some capture wins enough to beat beta by a margin in a
+        // reduced search, the full-depth search would most likely fail high
+        // as well. Captures that cannot gain the margin by static exchange
+        // are not tried; a cheap quiescence probe screens the rest.
+        if sp.probcut && prunable && depth >= sp.probcut_min_depth * ONE_PLY && !is_mate_score(beta)
+        {
+            let pbeta = beta + sp.probcut_margin_cp;
+            let pc_depth = depth - sp.probcut_reduction * ONE_PLY;
+            // A table entry at least as deep already says it will not reach.
+            let hopeless = hit.is_some_and(|h| h.depth >= pc_depth && h.score < pbeta);
+            if !hopeless {
+                let mut picker = MovePicker::new(tt_move, PickMode::Tactical { checks: false });
+                let keys = self.order_keys(ply);
+                self.hashes.push(repetition_key(board));
+                let mut cut = None;
+                while let Some(mv) = {
+                    let ctx = self.order_ctx(ply, keys);
+                    picker.next(board, &ctx)
+                } {
+                    if !see_ge(board, mv, pbeta - static_eval, &self.values) {
+                        continue;
+                    }
+                    let mut child = board.clone();
+                    child.play_unchecked(mv);
+                    let piece = board.piece_on(mv.from);
+                    self.stack[ply].mv = Some(mv);
+                    self.stack[ply].piece = piece;
+                    self.stack[ply].capture = captured_piece(board, mv).is_some();
+                    self.stack[ply].cont_key = piece.map(|p| (us, p, mv.to));
+                    let mut v = -self.qsearch(&child, -pbeta, -pbeta + 1, ply + 1, false);
+                    if v >= pbeta && !self.aborted {
+                        let d = pc_depth - ONE_PLY;
+                        v = -self.negamax(&child, -pbeta, -pbeta + 1, d, ply + 1, !cut_node);
+                    }
+                    if self.aborted || v >= pbeta {
+                        cut = Some((mv, v));
+                        break;
+                    }
+                }
+                self.hashes.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if let Some((mv, v)) = cut {
+                    self.tt_store(key, Some(mv), v, raw_eval, pc_depth, Bound::Lower, ply);
+                    return v;
+                }
+            }
+        }
+
         // Step 9 (part): singular extension of the TT move, decided before
         // the move loop: if every other move fails well below the TT score,
         // the TT move is singular and gets `ext_singular` more.

@@ -220,6 +220,9 @@ const NEEDS_SWITCH: &[(&str, &str, &str)] = &[
     ("capture_history_divisor", "capture_history", "true"),
     ("singular_double_margin_cp", "ext_singular_double", "16"),
     ("corr_history_max_cp", "corr_history", "true"),
+    ("probcut_min_depth", "probcut", "true"),
+    ("probcut_margin_cp", "probcut", "true"),
+    ("probcut_reduction", "probcut", "true"),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.
