@@ -287,6 +287,25 @@ struct Frame {
     no_null: bool,
 }
 
+impl Frame {
+    /// Record the move played from this ply, as the children read it
+    /// (countermove, continuation history, recapture extension).
+    fn play(&mut self, us: Color, mv: Move, piece: Option<Piece>, capture: bool) {
+        self.mv = Some(mv);
+        self.piece = piece;
+        self.capture = capture;
+        self.cont_key = piece.map(|p| (us, p, mv.to));
+    }
+
+    /// Record a null move: the children see no previous move.
+    fn play_null(&mut self) {
+        self.mv = None;
+        self.piece = None;
+        self.capture = false;
+        self.cont_key = None;
+    }
+}
+
 struct Worker<'a> {
     sp: &'a SearchParams,
     ew: &'a EvalWeights,
@@ -1014,10 +1033,7 @@ impl<'a> Worker<'a> {
                 + d_plies / sp.null_move_depth_divisor.max(1)
                 + ((eval - beta) / sp.null_move_eval_divisor.max(1)).min(sp.null_move_max_eval_r);
             if let Some(nb) = board.null_move() {
-                self.stack[ply].mv = None;
-                self.stack[ply].piece = None;
-                self.stack[ply].capture = false;
-                self.stack[ply].cont_key = None;
+                self.stack[ply].play_null();
                 self.hashes.push(repetition_key(board));
                 let saved_floor = self.null_floor;
                 self.null_floor = self.hashes.len();
@@ -1103,11 +1119,8 @@ impl<'a> Worker<'a> {
                     }
                     let mut child = board.clone();
                     child.play_unchecked(mv);
-                    let piece = board.piece_on(mv.from);
-                    self.stack[ply].mv = Some(mv);
-                    self.stack[ply].piece = piece;
-                    self.stack[ply].capture = captured_piece(board, mv).is_some();
-                    self.stack[ply].cont_key = piece.map(|p| (us, p, mv.to));
+                    let capture = captured_piece(board, mv).is_some();
+                    self.stack[ply].play(us, mv, board.piece_on(mv.from), capture);
                     let mut v = -self.qsearch(&child, -pbeta, -pbeta + 1, ply + 1, false);
                     if v >= pbeta && !self.aborted {
                         let d = pc_depth - ONE_PLY;
@@ -1345,10 +1358,7 @@ impl<'a> Worker<'a> {
                 r = r.min(new_depth - ONE_PLY).max(0);
             }
 
-            self.stack[ply].mv = Some(mv);
-            self.stack[ply].piece = piece;
-            self.stack[ply].capture = capture;
-            self.stack[ply].cont_key = piece.map(|p| (us, p, mv.to));
+            self.stack[ply].play(us, mv, piece, capture);
             searched += 1;
             let score = if searched == 1 {
                 -self.negamax(
@@ -1638,12 +1648,12 @@ impl<'a> Worker<'a> {
                 c.play_unchecked(mv);
                 c
             });
-            self.stack[ply].mv = Some(mv);
-            self.stack[ply].piece = board.piece_on(mv.from);
-            self.stack[ply].capture = victim.is_some();
-            self.stack[ply].cont_key = self.stack[ply]
-                .piece
-                .map(|p| (board.side_to_move(), p, mv.to));
+            self.stack[ply].play(
+                board.side_to_move(),
+                mv,
+                board.piece_on(mv.from),
+                victim.is_some(),
+            );
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, false);
             if self.aborted {
                 return 0;
