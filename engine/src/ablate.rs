@@ -44,6 +44,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("lmr_not_improving16", "0"),
     ("lmr_history_divisor", "0"),
     ("lmr_cut_node16", "16"),
+    ("lmr_bad_captures", "true"),
     ("ext_check", "0"),
     ("ext_check_see", "false"),
     ("ext_one_reply", "0"),

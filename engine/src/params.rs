@@ -181,6 +181,7 @@ search_params! {
     lmr_killer_less16: i32 = 16, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
     lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
     lmr_cut_node16: i32 = 0, [0, 48; 4], "LMR: reduce this much more at expected cut nodes (1/16 ply)";
+    lmr_bad_captures: bool = false, "LMR: reduce late captures that lose material by static exchange as late quiet moves are (without the history term)";
     lmr_history_divisor: i32 = 8000, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";

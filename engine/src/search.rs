@@ -1325,12 +1325,15 @@ impl<'a> Worker<'a> {
 
             // Step 8: late move reductions for late quiet moves.
             let mut r = 0;
+            // A capture that loses material by exchange is, like a late
+            // quiet move, rarely best; it comes after the quiets in order.
             if sp.lmr
                 && depth >= sp.lmr_min_depth * ONE_PLY
                 && move_count >= sp.lmr_min_move as usize
-                && quiet
                 && !in_check
                 && !gives_check
+                && (quiet
+                    || (sp.lmr_bad_captures && capture && !see_ge(board, mv, 0, &self.values)))
             {
                 r = self.lmr.get(d_plies, move_count);
                 if pv_node {
@@ -1347,7 +1350,7 @@ impl<'a> Worker<'a> {
                 if sp.lmr_killer_less16 != 0 && self.is_killer_or_counter(ply, us, mv) {
                     r -= sp.lmr_killer_less16;
                 }
-                if sp.lmr_history_divisor > 0 {
+                if quiet && sp.lmr_history_divisor > 0 {
                     if let Some(p) = piece {
                         let h = *hist.get_or_insert_with(|| {
                             self.order_ctx(ply, keys).quiet_history(us, p, mv)
