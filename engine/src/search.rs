@@ -1323,10 +1323,11 @@ impl<'a> Worker<'a> {
             }
             let new_depth = depth - ONE_PLY + ext;
 
-            // Step 8: late move reductions for late quiet moves.
+            // Step 8: late move reductions for late quiet moves and, with
+            // `lmr_bad_captures`, for captures that lose by exchange: those
+            // come after the quiets in order and are as rarely best. The
+            // history term scores quiet moves only.
             let mut r = 0;
-            // A capture that loses material by exchange is, like a late
-            // quiet move, rarely best; it comes after the quiets in order.
             if sp.lmr
                 && depth >= sp.lmr_min_depth * ONE_PLY
                 && move_count >= sp.lmr_min_move as usize
