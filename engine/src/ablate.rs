@@ -60,6 +60,8 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("killer_count", "0"),
     ("history", "false"),
     ("cont_history", "false"),
+    ("order_threats", "0"),
+    ("order_checks", "8000"),
     ("countermove", "false"),
     ("capture_history", "true"),
     ("qs_checks", "true"),

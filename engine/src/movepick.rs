@@ -13,13 +13,18 @@
 //! 4. the countermove (`countermove`);
 //! 5. other quiet moves by history (`history`) plus, with `cont_history`,
 //!    the continuation histories of the last two moves (generation order
-//!    when both are off);
+//!    when both are off), shifted by `order_threats` (a piece leaving an
+//!    attack by a cheaper piece up, one stepping into such an attack down)
+//!    and `order_checks` (direct checks up);
 //! 6. losing captures (`see` and `mvv_see` orders only);
 //! 7. under-promotions.
 //!
 //! Equal scores keep generation order, so the order is deterministic.
 
-use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
+use cozy_chess::{
+    get_bishop_moves, get_knight_moves, get_pawn_attacks, get_rook_moves, BitBoard, Board, Color,
+    Move, Piece, Rank, Square,
+};
 
 use crate::correction::CorrectionHistory;
 use crate::lowlevel::ArrayList;
@@ -294,10 +299,17 @@ struct Scorer<'a> {
     /// The countermove, if switched on and known.
     counter: Option<Move>,
     quiet: QuietTables<'a>,
+    /// The opponent's attacks by cheap pieces (`order_threats`).
+    threats: Option<Threats>,
+    /// Per piece, the squares from which it checks the enemy king
+    /// (`order_checks`).
+    check_squares: Option<[BitBoard; Piece::NUM]>,
 }
 
 impl<'a> Scorer<'a> {
-    fn new(board: &Board, ctx: &'a OrderCtx<'a>) -> Self {
+    /// `quiets`: whether the list holds quiet moves, which alone read the
+    /// threat and check maps.
+    fn new(board: &Board, ctx: &'a OrderCtx<'a>, quiets: bool) -> Self {
         let p = ctx.params;
         let us = board.side_to_move();
         let count = p.killer_count.clamp(0, 4) as usize;
@@ -310,8 +322,111 @@ impl<'a> Scorer<'a> {
             killers: &ctx.heur.killers[ctx.ply][..count],
             counter,
             quiet: ctx.quiet_tables(us),
+            threats: (quiets && p.order_threats > 0).then(|| Threats::new(board)),
+            check_squares: (quiets && p.order_checks > 0).then(|| check_squares(board)),
         }
     }
+
+    /// The ordering bonus of a quiet move beyond its history: leaving an
+    /// attack by a cheaper piece, stepping into one, giving check. Stockfish
+    /// orders quiets this way, so that the move saving a hanging piece and
+    /// the checks of a mating attack come before the history's favourites.
+    fn quiet_bonus(&self, piece: Piece, mv: Move) -> i32 {
+        let mut s = 0;
+        if let Some(t) = &self.threats {
+            let unit = self.ctx.params.order_threats;
+            let (from, to) = (mv.from.bitboard(), mv.to.bitboard());
+            let threatened_here = match piece {
+                Piece::Queen => t.by_rook,
+                Piece::Rook => t.by_minor,
+                Piece::Knight | Piece::Bishop => t.by_pawn,
+                Piece::Pawn | Piece::King => BitBoard::EMPTY,
+            };
+            let hit = |b: BitBoard| !(b & to).is_empty();
+            if !(threatened_here & from).is_empty() {
+                if !hit(threatened_here) {
+                    s += match piece {
+                        Piece::Queen => unit * 3,
+                        Piece::Rook => unit * 3 / 2,
+                        _ => unit,
+                    };
+                }
+            } else {
+                s -= match piece {
+                    Piece::Queen => {
+                        hit(t.by_rook) as i32 * unit * 3
+                            + hit(t.by_minor) as i32 * unit * 3 / 5
+                            + hit(t.by_pawn) as i32 * unit * 6 / 5
+                    }
+                    Piece::Rook => {
+                        hit(t.by_minor) as i32 * unit * 3 / 2 + hit(t.by_pawn) as i32 * unit * 3 / 5
+                    }
+                    Piece::Knight | Piece::Bishop => hit(t.by_pawn) as i32 * unit,
+                    Piece::Pawn | Piece::King => 0,
+                };
+            }
+        }
+        if let Some(cs) = &self.check_squares {
+            if cs[piece as usize].has(mv.to) {
+                s += self.ctx.params.order_checks;
+            }
+        }
+        s
+    }
+}
+
+/// The squares the side not to move attacks with pawns, with minor pieces or
+/// pawns, and with rooks, minor pieces or pawns.
+struct Threats {
+    by_pawn: BitBoard,
+    by_minor: BitBoard,
+    by_rook: BitBoard,
+}
+
+impl Threats {
+    fn new(board: &Board) -> Self {
+        let them = !board.side_to_move();
+        let occ = board.occupied();
+        let theirs = |p: Piece| board.colored_pieces(them, p);
+        let mut by_pawn = BitBoard::EMPTY;
+        for s in theirs(Piece::Pawn) {
+            by_pawn |= get_pawn_attacks(s, them);
+        }
+        let mut by_minor = by_pawn;
+        for s in theirs(Piece::Knight) {
+            by_minor |= get_knight_moves(s);
+        }
+        for s in theirs(Piece::Bishop) {
+            by_minor |= get_bishop_moves(s, occ);
+        }
+        let mut by_rook = by_minor;
+        for s in theirs(Piece::Rook) {
+            by_rook |= get_rook_moves(s, occ);
+        }
+        Threats {
+            by_pawn,
+            by_minor,
+            by_rook,
+        }
+    }
+}
+
+/// For each piece of the side to move, the squares from which it would
+/// attack the enemy king (direct checks; discovered checks are not counted).
+fn check_squares(board: &Board) -> [BitBoard; Piece::NUM] {
+    let us = board.side_to_move();
+    let king = board.king(!us);
+    let occ = board.occupied();
+    let bishop = get_bishop_moves(king, occ);
+    let rook = get_rook_moves(king, occ);
+    [
+        get_pawn_attacks(king, !us),
+        get_knight_moves(king),
+        bishop,
+        rook,
+        bishop | rook,
+        BitBoard::EMPTY,
+    ]
 }
 
 /// Staged move picker for one node.
@@ -435,7 +550,7 @@ impl MovePicker {
                 });
             }
         }
-        let scorer = Scorer::new(board, ctx);
+        let scorer = Scorer::new(board, ctx, matches!(self.mode, PickMode::All));
         let MoveList { moves, scores } = &mut self.list;
         for &mv in moves.as_slice() {
             scores.push(score_move(board, mv, &scorer));
@@ -504,7 +619,7 @@ fn score_move(board: &Board, mv: Move, sc: &Scorer) -> i32 {
         return COUNTER;
     }
     match board.piece_on(mv.from) {
-        Some(piece) => sc.quiet.score(piece, mv),
+        Some(piece) => sc.quiet.score(piece, mv) + sc.quiet_bonus(piece, mv),
         None => 0,
     }
 }
@@ -609,8 +724,11 @@ mod tests {
         heur.add_killer(3, k1, 2);
         heur.add_killer(3, k0, 2);
         heur.update_history(Color::White, hist, 500, 16384);
+        // The bands alone: without threat bonuses (the c3 knight is attacked
+        // by a pawn here) the history move follows the killers.
         let mut p = SearchParams {
             capture_order: CaptureOrder::MvvLva,
+            order_threats: 0,
             ..SearchParams::default()
         };
         let order = all_picked(&board, None, PickMode::All, &heur, &p);
@@ -713,6 +831,40 @@ mod tests {
         p.cont_history = false;
         let order = picked(&p, [Some(prev), None]);
         assert!(pos(&order, b) < pos(&order, a));
+    }
+
+    #[test]
+    fn quiets_leave_threats_and_give_checks_first() {
+        // The knight on f3 (seven moves) is attacked by the e4 pawn; Bd3
+        // steps into that pawn's attack; Rh8 gives check.
+        let board: Board = "4k3/8/8/8/4p3/5N2/8/1B2K2R w - - 0 1".parse().unwrap();
+        let heur = Heuristics::new();
+        let mut p = SearchParams {
+            killer_count: 0,
+            countermove: false,
+            order_threats: 0,
+            order_checks: 0,
+            ..SearchParams::default()
+        };
+        let quiets = |p: &SearchParams| -> Vec<String> {
+            all_picked(&board, None, PickMode::All, &heur, p)
+                .into_iter()
+                .filter(|&m| captured_piece(&board, m).is_none())
+                .map(|m| m.to_string())
+                .collect()
+        };
+        let knight = |m: &String| m.starts_with("f3");
+        // Off: generation order, in which the knight does not lead.
+        let off = quiets(&p);
+        assert!(!off[..7].iter().all(knight), "{off:?}");
+        p.order_threats = 7500;
+        let on = quiets(&p);
+        assert!(on[..7].iter().all(knight), "{on:?}");
+        assert_eq!(on.last().map(String::as_str), Some("b1d3"), "{on:?}");
+        p.order_checks = 8000;
+        let on = quiets(&p);
+        assert_eq!(on[0], "h1h8", "{on:?}");
+        assert!(on[1..8].iter().all(knight), "{on:?}");
     }
 
     #[test]

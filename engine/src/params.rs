@@ -214,6 +214,8 @@ search_params! {
     capture_history: bool = false, "capture history: order captures among equals in MVV band also by how they did (mvv_see order)";
     capture_history_divisor: i32 = 8, [1, 64; 2], "capture history is divided by this before it joins the MVV score (victim value x 8)";
     cont_history: bool = true, "continuation history: order quiet moves also by how they did after the previous two moves";
+    order_threats: i32 = 7500, [0, 32768; 1000], "quiet ordering: a minor piece leaving a pawn's attack gains this (history units), a rook leaving a minor's 1.5x, a queen leaving a rook's 3x; a piece stepping onto a square so attacked loses about as much (0: off)";
+    order_checks: i32 = 0, [0, 32768; 1000], "quiet ordering: a quiet move that gives direct check gains this (history units; 0: off)";
     // Step 11: quiescence search
     qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";
     delta_pruning: bool = true, "delta pruning in quiescence";
