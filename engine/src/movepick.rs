@@ -27,6 +27,7 @@ use cozy_chess::{
 };
 
 use crate::correction::CorrectionHistory;
+use crate::eval::pawn_attacks;
 use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
 use crate::see::{captured_piece, see, see_ge, PieceValues};
@@ -334,34 +335,29 @@ impl<'a> Scorer<'a> {
     fn quiet_bonus(&self, piece: Piece, mv: Move) -> i32 {
         let mut s = 0;
         if let Some(t) = &self.threats {
-            let unit = self.ctx.params.order_threats;
-            let (from, to) = (mv.from.bitboard(), mv.to.bitboard());
-            let threatened_here = match piece {
-                Piece::Queen => t.by_rook,
-                Piece::Rook => t.by_minor,
-                Piece::Knight | Piece::Bishop => t.by_pawn,
-                Piece::Pawn | Piece::King => BitBoard::EMPTY,
+            let u = self.ctx.params.order_threats;
+            // Per piece: the attacks that threaten it and what escaping
+            // them earns; pawns and the king take no part.
+            let (danger, escape) = match piece {
+                Piece::Queen => (t.by_rook, u * 3),
+                Piece::Rook => (t.by_minor, u * 3 / 2),
+                Piece::Knight | Piece::Bishop => (t.by_pawn, u),
+                Piece::Pawn | Piece::King => (BitBoard::EMPTY, 0),
             };
-            let hit = |b: BitBoard| !(b & to).is_empty();
-            if !(threatened_here & from).is_empty() {
-                if !hit(threatened_here) {
-                    s += match piece {
-                        Piece::Queen => unit * 3,
-                        Piece::Rook => unit * 3 / 2,
-                        _ => unit,
-                    };
+            let onto = |b: BitBoard| b.has(mv.to) as i32;
+            if danger.has(mv.from) {
+                if !danger.has(mv.to) {
+                    s += escape;
                 }
             } else {
                 s -= match piece {
                     Piece::Queen => {
-                        hit(t.by_rook) as i32 * unit * 3
-                            + hit(t.by_minor) as i32 * unit * 3 / 5
-                            + hit(t.by_pawn) as i32 * unit * 6 / 5
+                        onto(t.by_rook) * u * 3
+                            + onto(t.by_minor) * u * 3 / 5
+                            + onto(t.by_pawn) * u * 6 / 5
                     }
-                    Piece::Rook => {
-                        hit(t.by_minor) as i32 * unit * 3 / 2 + hit(t.by_pawn) as i32 * unit * 3 / 5
-                    }
-                    Piece::Knight | Piece::Bishop => hit(t.by_pawn) as i32 * unit,
+                    Piece::Rook => onto(t.by_minor) * u * 3 / 2 + onto(t.by_pawn) * u * 3 / 5,
+                    Piece::Knight | Piece::Bishop => onto(t.by_pawn) * u,
                     Piece::Pawn | Piece::King => 0,
                 };
             }
@@ -388,10 +384,7 @@ impl Threats {
         let them = !board.side_to_move();
         let occ = board.occupied();
         let theirs = |p: Piece| board.colored_pieces(them, p);
-        let mut by_pawn = BitBoard::EMPTY;
-        for s in theirs(Piece::Pawn) {
-            by_pawn |= get_pawn_attacks(s, them);
-        }
+        let by_pawn = BitBoard(pawn_attacks(theirs(Piece::Pawn).0, them == Color::White));
         let mut by_minor = by_pawn;
         for s in theirs(Piece::Knight) {
             by_minor |= get_knight_moves(s);

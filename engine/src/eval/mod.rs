@@ -35,6 +35,8 @@ use cozy_chess::{Board, BoardBuilder, Color, Square};
 pub use gradient::{
     flat_f64, king_danger_penalty_f, taper_f, FloatEval, TraceView, MAX_ROUNDING_CP,
 };
+/// Set-wise pawn attacks, for move ordering's threat maps too.
+pub(crate) use masks::pawn_attacks;
 pub use pawn_cache::{pawn_hash, PawnCache};
 pub use trace::Trace;
 use weights::{EvalWeights, S};
