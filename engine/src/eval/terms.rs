@@ -340,6 +340,33 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         }
     }
 
+    // Passed pawns against the enemy's attacks, which needs both sides'
+    // complete maps: a pawn whose path nothing covers walks in; one whose
+    // stop square alone is safe still makes its next step. An enemy rook or
+    // queen behind the pawn on its file covers the whole path (x-ray).
+    for c in 0..2 {
+        let white = c == 0;
+        let sign = if white { 1 } else { -1 };
+        let them = &sides[1 - c];
+        for s in bits(passed[c]) {
+            let stop = if white { s + 8 } else { s - 8 };
+            if occ & 1 << stop != 0 {
+                continue;
+            }
+            let path = FRONT[c][s];
+            let behind = FRONT[1 - c][s] & (them.rooks | them.queens);
+            let x_ray = behind != 0 && get_rook_moves(sq(s), BitBoard(occ)).0 & behind != 0;
+            let covered = if x_ray { path } else { path & att[1 - c].all };
+            let i = if white { s / 8 } else { 7 - s / 8 } - 1;
+            if covered == 0 {
+                sink.add(IDX.passed_safe_path + i, w.passed_safe_path[i], sign);
+            } else if covered & 1 << stop == 0 {
+                // Never on the seventh rank, whose path is the stop square.
+                sink.add(IDX.passed_safe_stop + i, w.passed_safe_stop[i], sign);
+            }
+        }
+    }
+
     // King danger (non-linear): only once enough pieces join the attack.
     for k in 0..2 {
         let (def, atk) = (&sides[k], &sides[1 - k]);

@@ -275,3 +275,38 @@ fn the_pawn_cache_changes_no_score() {
         );
     }
 }
+
+#[test]
+fn passed_pawn_safety_follows_the_attacks_on_its_path() {
+    let w = EvalWeights::default();
+    let coef = |fen: &str, idx: usize| {
+        trace(&board(fen), &w)
+            .coefs
+            .iter()
+            .find(|&&(i, _)| i as usize == idx)
+            .map_or(0, |&(_, c)| c)
+    };
+    // a6 pawn (rank 6, index 4); nothing of Black's reaches a7 or a8.
+    let free = "7k/8/P7/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(coef(free, IDX.passed_safe_path + 4), 1);
+    assert_eq!(coef(free, IDX.passed_safe_stop + 4), 0);
+    // A black rook on b8 covers a8 but not the stop square a7.
+    let promotion_covered = "1r5k/8/P7/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(coef(promotion_covered, IDX.passed_safe_path + 4), 0);
+    assert_eq!(coef(promotion_covered, IDX.passed_safe_stop + 4), 1);
+    // A black rook on b7 covers the stop square: neither term.
+    let stop_covered = "7k/1r6/P7/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(coef(stop_covered, IDX.passed_safe_path + 4), 0);
+    assert_eq!(coef(stop_covered, IDX.passed_safe_stop + 4), 0);
+    // A black rook behind the pawn x-rays its whole path.
+    let x_ray = "7k/8/P7/8/8/8/r7/7K w - - 0 1";
+    assert_eq!(coef(x_ray, IDX.passed_safe_path + 4), 0);
+    assert_eq!(coef(x_ray, IDX.passed_safe_stop + 4), 0);
+    // Black's passer on a3 (its rank 6) counts negative, mirrored.
+    let black = "k7/8/8/8/8/p7/8/7K b - - 0 1";
+    assert_eq!(coef(black, IDX.passed_safe_path + 4), -1);
+    // A passer blocked by its own knight gets neither.
+    let blocked = "7k/8/N7/P7/8/8/8/K7 w - - 0 1";
+    assert_eq!(coef(blocked, IDX.passed_safe_path + 3), 0);
+    assert_eq!(coef(blocked, IDX.passed_safe_stop + 3), 0);
+}

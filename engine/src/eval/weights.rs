@@ -275,8 +275,9 @@ impl EvalWeights {
 //   Full boards, not file-symmetric halves: castled kings and wing pawns differ.
 // - `mobility_<piece>`: indexed by the number of safe squares the piece attacks
 //   (not occupied by own pawns or king, not attacked by enemy pawns).
-// - by relative rank: `pawn_phalanx`, `passed_pawn`, `passed_free_path` start at
-//   the second rank (index 0 = rank 2), `pawn_supported` at the third.
+// - by relative rank: `pawn_phalanx` and the `passed_*` arrays but the king
+//   distances start at the second rank (index 0 = rank 2), `pawn_supported`
+//   at the third.
 // - `passed_*_king_dist`: indexed by king distance (0..=7) to the stop square.
 // - by piece: `threat_by_pawn`, `king_attacker`, `king_safe_check` are indexed
 //   knight, bishop, rook, queen; `threat_by_minor` rook, queen.
@@ -289,6 +290,9 @@ impl EvalWeights {
 // - then the piece-square tables alone, from hand-set formulas (kept in that
 //   file too): 7,000 games, 1000 epochs (configs/texel-psqt.yaml). Squares
 //   seen in under 0.1% of the positions keep their hand-set values.
+// - then the passed-pawn weights alone, with `passed_safe_path` and
+//   `passed_safe_stop` added at zero: the same 7,000 games, 1000 epochs
+//   (configs/texel-passed.yaml).
 // The `king_*` danger weights are in "danger units": their sum d enters the
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
@@ -384,17 +388,22 @@ eval_weights! {
         "pawn with an own pawn beside it, by relative rank (index 0 = rank 2)";
     pawn_supported: [S; 5] = [S(12, 15), S(16, 3), S(19, 13), S(66, 31), S(55, 18)],
         "pawn defended by an own pawn, by relative rank (index 0 = rank 3)";
-    passed_pawn: [S; 6] = [S(3, -11), S(-6, 22), S(8, 44), S(13, 74), S(66, 91), S(112, 116)],
+    passed_pawn: [S; 6] = [S(5, -5), S(-14, 27), S(-10, 53), S(21, 74), S(63, 84), S(127, 96)],
         "passed pawn by relative rank (index 0 = rank 2)";
-    passed_free_path: [S; 6] = [S(-10, 4), S(3, -4), S(8, 2), S(2, 17), S(21, 49), S(31, 72)],
+    passed_free_path: [S; 6] = [S(7, 11), S(-5, -6), S(10, 1), S(10, 15), S(24, 43), S(38, 88)],
         "passed pawn whose path to promotion is empty, by relative rank";
     passed_own_king_dist: [S; 8] = [
-        S(-8, 25), S(-18, 42), S(10, 7), S(9, -13), S(-13, -16), S(9, -25), S(12, -25),
-        S(16, -28)
+        S(-11, 39), S(-19, 36), S(-7, 7), S(17, -14), S(-3, -21), S(15, -32), S(13, -24),
+        S(7, -32)
     ], "passed pawn with its own king at this distance from its stop square";
     passed_enemy_king_dist: [S; 8] = [
-        S(1, -51), S(9, -58), S(6, -18), S(-3, 2), S(-4, 25), S(0, 43), S(-12, 51), S(18, 43)
+        S(4, -47), S(32, -63), S(-5, -14), S(-4, 5), S(-6, 19), S(-3, 37), S(-23, 56), S(14, 36)
     ], "passed pawn with the enemy king at this distance from its stop square";
+    passed_safe_path: [S; 6] = [S(1, 3), S(-19, -10), S(-3, 8), S(-12, 23), S(5, 60), S(17, 91)],
+        "passed pawn with an empty stop square whose path no enemy piece or pawn attacks, by relative rank";
+    passed_safe_stop: [S; 5] = [S(8, -6), S(20, -9), S(17, -5), S(17, -4), S(8, 24)],
+        "passed pawn whose path is attacked but whose empty stop square is not, by relative rank \
+         (ranks 2-6: on the seventh the path is the stop square)";
     // Pieces
     bishop_pair: S = S(13, 61), "two or more bishops";
     rook_open_file: S = S(43, 2), "rook on a file without pawns";
