@@ -286,27 +286,24 @@ fn passed_pawn_safety_follows_the_attacks_on_its_path() {
             .find(|&&(i, _)| i as usize == idx)
             .map_or(0, |&(_, c)| c)
     };
-    // a6 pawn (rank 6, index 4); nothing of Black's reaches a7 or a8.
-    let free = "7k/8/P7/8/8/8/8/K7 w - - 0 1";
-    assert_eq!(coef(free, IDX.passed_safe_path + 4), 1);
-    assert_eq!(coef(free, IDX.passed_safe_stop + 4), 0);
-    // A black rook on b8 covers a8 but not the stop square a7.
-    let promotion_covered = "1r5k/8/P7/8/8/8/8/K7 w - - 0 1";
-    assert_eq!(coef(promotion_covered, IDX.passed_safe_path + 4), 0);
-    assert_eq!(coef(promotion_covered, IDX.passed_safe_stop + 4), 1);
-    // A black rook on b7 covers the stop square: neither term.
-    let stop_covered = "7k/1r6/P7/8/8/8/8/K7 w - - 0 1";
-    assert_eq!(coef(stop_covered, IDX.passed_safe_path + 4), 0);
-    assert_eq!(coef(stop_covered, IDX.passed_safe_stop + 4), 0);
-    // A black rook behind the pawn x-rays its whole path.
-    let x_ray = "7k/8/P7/8/8/8/r7/7K w - - 0 1";
-    assert_eq!(coef(x_ray, IDX.passed_safe_path + 4), 0);
-    assert_eq!(coef(x_ray, IDX.passed_safe_stop + 4), 0);
-    // Black's passer on a3 (its rank 6) counts negative, mirrored.
-    let black = "k7/8/8/8/8/p7/8/7K b - - 0 1";
-    assert_eq!(coef(black, IDX.passed_safe_path + 4), -1);
-    // A passer blocked by its own knight gets neither.
-    let blocked = "7k/8/N7/P7/8/8/8/K7 w - - 0 1";
-    assert_eq!(coef(blocked, IDX.passed_safe_path + 3), 0);
-    assert_eq!(coef(blocked, IDX.passed_safe_stop + 3), 0);
+    // (position, relative-rank index of the passer, expected coefficients
+    // of passed_safe_path and passed_safe_stop there).
+    let cases = [
+        // a6 pawn (rank 6, index 4); nothing of Black's reaches a7 or a8.
+        ("7k/8/P7/8/8/8/8/K7 w - - 0 1", 4, 1, 0),
+        // A black rook on b8 covers a8 but not the stop square a7.
+        ("1r5k/8/P7/8/8/8/8/K7 w - - 0 1", 4, 0, 1),
+        // A black rook on b7 covers the stop square: neither term.
+        ("7k/1r6/P7/8/8/8/8/K7 w - - 0 1", 4, 0, 0),
+        // A black rook behind the pawn x-rays its whole path.
+        ("7k/8/P7/8/8/8/r7/7K w - - 0 1", 4, 0, 0),
+        // Black's passer on a3 (its rank 6) counts negative, mirrored.
+        ("k7/8/8/8/8/p7/8/7K b - - 0 1", 4, -1, 0),
+        // A passer blocked by its own knight gets neither.
+        ("7k/8/N7/P7/8/8/8/K7 w - - 0 1", 3, 0, 0),
+    ];
+    for (fen, i, path, stop) in cases {
+        assert_eq!(coef(fen, IDX.passed_safe_path + i), path, "path: {fen}");
+        assert_eq!(coef(fen, IDX.passed_safe_stop + i), stop, "stop: {fen}");
+    }
 }
