@@ -204,6 +204,11 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 w.passed_enemy_king_dist[enemy],
                 sign,
             );
+            // A rook behind the passer guards every square it advances to.
+            let behind = FRONT[1 - c][s] & us.rooks;
+            if behind != 0 && get_rook_moves(sq(s), BitBoard(occ)).0 & behind != 0 {
+                sink.add(IDX.rook_behind_passer, w.rook_behind_passer, sign);
+            }
         }
 
         // Pieces: square tables, mobility, files, outposts, king attacks.
@@ -215,6 +220,18 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         };
         let a = &mut att[c];
         let zone = king_zone[1 - c];
+        let all_pawns = us.pawns | them.pawns;
+        // Terms shared by knights and bishops: a pawn in front shields a
+        // minor from frontal attacks and blocks the file for the enemy's
+        // rooks; a minor far from its king does not defend it.
+        let minor_terms = |sink: &mut K, s: usize| {
+            let front = if white { s + 8 } else { s.wrapping_sub(8) };
+            if front < 64 && all_pawns & 1 << front != 0 {
+                sink.add(IDX.minor_behind_pawn, w.minor_behind_pawn, sign);
+            }
+            let d = distance(s, us.king) as i32;
+            sink.add(IDX.king_protector, w.king_protector, sign * d);
+        };
         let note_king_attack = |a: &mut Attacks, kind: usize, attacks: u64| {
             if attacks & zone != 0 {
                 a.king_attackers[kind] += 1;
@@ -231,6 +248,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
                 sink.add(IDX.knight_outpost, w.knight_outpost, sign);
             }
+            minor_terms(sink, s);
             note_king_attack(a, 0, attacks);
         }
         for s in bits(us.bishops) {
@@ -242,6 +260,17 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             sink.add(IDX.mobility_bishop + m, w.mobility_bishop[m], sign);
             if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
                 sink.add(IDX.bishop_outpost, w.bishop_outpost, sign);
+            }
+            minor_terms(sink, s);
+            // Own pawns on the bishop's colour restrict it.
+            let colour = if DARK_SQUARES & 1 << s != 0 {
+                DARK_SQUARES
+            } else {
+                !DARK_SQUARES
+            };
+            let n = cnt(us.pawns & colour);
+            if n != 0 {
+                sink.add(IDX.bishop_pawns, w.bishop_pawns, sign * n);
             }
             note_king_attack(a, 1, attacks);
         }
@@ -313,7 +342,8 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
 
     // Threats, from the attacker's side.
     for c in 0..2 {
-        let (them, a, d) = (&sides[1 - c], &att[c], &att[1 - c]);
+        let (us, them, a, d) = (&sides[c], &sides[1 - c], &att[c], &att[1 - c]);
+        let white = c == 0;
         let sign = if c == 0 { 1 } else { -1 };
         let victims = [them.knights, them.bishops, them.rooks, them.queens];
         for (i, v) in victims.into_iter().enumerate() {
@@ -337,6 +367,28 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         let n = cnt(a.all & pieces & !d.all);
         if n != 0 {
             sink.add(IDX.threat_hanging, w.threat_hanging, sign * n);
+        }
+        // Pawn pushes (single, or double from the start) to a square no
+        // enemy pawn attacks and the enemy does not hold alone, from which
+        // the pawn would attack a piece: a threat one move away.
+        let (single, third) = if white {
+            ((us.pawns << 8) & !occ, 0xFF << 16)
+        } else {
+            ((us.pawns >> 8) & !occ, 0xFF << 40)
+        };
+        let double = if white {
+            (single & third) << 8
+        } else {
+            (single & third) >> 8
+        } & !occ;
+        let pushes = (single | double) & !pawn_att[1 - c] & (a.all | !d.all);
+        let n = cnt(pawn_attacks(pushes, white) & pieces);
+        if n != 0 {
+            sink.add(IDX.threat_pawn_push, w.threat_pawn_push, sign * n);
+        }
+        let loose = them.all & !(1 << them.king) & !d.all;
+        if king_att[c] & loose != 0 {
+            sink.add(IDX.threat_by_king, w.threat_by_king, sign);
         }
     }
 

@@ -307,3 +307,66 @@ fn passed_pawn_safety_follows_the_attacks_on_its_path() {
         assert_eq!(coef(fen, IDX.passed_safe_stop + i), stop, "stop: {fen}");
     }
 }
+
+#[test]
+fn piece_and_threat_terms_count_what_they_describe() {
+    let w = EvalWeights::default();
+    let coef = |fen: &str, idx: usize| {
+        trace(&board(fen), &w)
+            .coefs
+            .iter()
+            .find(|&&(i, _)| i as usize == idx)
+            .map_or(0, |&(_, c)| c)
+    };
+    // (position, weight index, expected coefficient from White's view).
+    let cases = [
+        // Knight on d4 behind the d5 pawn; bishop on c1 has none in front.
+        (
+            "4k3/8/8/3P4/3N4/8/8/2B1K3 w - - 0 1",
+            IDX.minor_behind_pawn,
+            1,
+        ),
+        // Black's knight on e5 behind the white e4 pawn counts for Black.
+        (
+            "4k3/8/8/4n3/4P3/8/8/4K3 w - - 0 1",
+            IDX.minor_behind_pawn,
+            -1,
+        ),
+        // Light-squared f1 bishop; of the pawns on d2 to g2, e2 and g2 are
+        // light: two on its colour.
+        ("4k3/8/8/8/8/8/3PPPP1/4KB2 w - - 0 1", IDX.bishop_pawns, 2),
+        // Knight on a8 is seven squares from the king on h1; bishop on g2 one.
+        ("N3k3/8/8/8/8/8/6B1/7K w - - 0 1", IDX.king_protector, 8),
+        // Rook on a1 behind the a5 passer; a rook blocked by a knight is not.
+        ("4k3/8/8/P7/8/8/8/R3K3 w - - 0 1", IDX.rook_behind_passer, 1),
+        (
+            "4k3/8/8/P7/8/N7/8/R3K3 w - - 0 1",
+            IDX.rook_behind_passer,
+            0,
+        ),
+        // e2-e4 would attack the d5 knight and f5 rook; e4 is safe.
+        (
+            "7k/8/8/3n1r2/8/8/4P3/4K3 w - - 0 1",
+            IDX.threat_pawn_push,
+            2,
+        ),
+        // A black queen on e8 covers e3 and e4: neither push is safe.
+        (
+            "4q2k/8/8/3n1r2/8/8/4P3/4K3 w - - 0 1",
+            IDX.threat_pawn_push,
+            0,
+        ),
+        // White's king attacks the undefended knight on e2.
+        ("4k3/8/8/8/8/8/4n3/4K3 w - - 0 1", IDX.threat_by_king, 1),
+        // Defended by the black bishop on h5 it is not loose.
+        ("4k3/8/8/7b/8/8/4n3/4K3 w - - 0 1", IDX.threat_by_king, 0),
+    ];
+    for (fen, idx, expected) in cases {
+        assert_eq!(
+            coef(fen, idx),
+            expected,
+            "{}: {fen}",
+            EvalWeights::pair_name(idx)
+        );
+    }
+}

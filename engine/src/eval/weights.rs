@@ -292,16 +292,20 @@ impl EvalWeights {
 //   seen in under 0.1% of the positions keep their hand-set values.
 // - then the passed-pawn weights alone, with `passed_safe_path` and
 //   `passed_safe_stop` added at zero: the same 7,000 games, 1000 epochs
-//   (configs/texel-passed.yaml).
+//   (configs/texel-passed.yaml);
+// - then every weight but the piece-square tables again, with six terms
+//   added at zero (`minor_behind_pawn`, `bishop_pawns`, `king_protector`,
+//   `rook_behind_passer`, `threat_pawn_push`, `threat_by_king`): the same
+//   7,000 games, 1000 epochs (configs/texel-terms.yaml).
 // The `king_*` danger weights are in "danger units": their sum d enters the
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
     // Material
-    material_pawn: S = S(70, 104), "value of a pawn";
-    material_knight: S = S(321, 305), "value of a knight";
-    material_bishop: S = S(354, 314), "value of a bishop";
-    material_rook: S = S(465, 544), "value of a rook";
-    material_queen: S = S(1058, 960), "value of a queen";
+    material_pawn: S = S(77, 102), "value of a pawn";
+    material_knight: S = S(318, 317), "value of a knight";
+    material_bishop: S = S(347, 336), "value of a bishop";
+    material_rook: S = S(459, 560), "value of a rook";
+    material_queen: S = S(1094, 908), "value of a queen";
     // Piece-square tables
     psqt_pawn: [S; 48] = [
         S(-4, 0), S(-3, -5), S(5, -7), S(9, -2), S(9, -2), S(5, -6), S(16, -2), S(-2, -5),
@@ -363,76 +367,82 @@ eval_weights! {
     ], "king on this square (a1 = 0)";
     // Mobility
     mobility_knight: [S; 9] = [
-        S(-24, -40), S(-12, -36), S(1, -12), S(3, 12), S(4, 19), S(7, 21), S(10, 23),
-        S(19, 20), S(22, 15)
+        S(-33, -40), S(-12, -28), S(0, -1), S(-1, 12), S(5, 21), S(12, 20), S(16, 24),
+        S(18, 22), S(21, 10)
     ], "knight with this many safe squares";
     mobility_bishop: [S; 14] = [
-        S(-23, -65), S(0, -34), S(0, -10), S(7, 2), S(11, 14), S(18, 21), S(23, 29), S(26, 35),
-        S(27, 46), S(29, 39), S(34, 30), S(35, 41), S(27, 36), S(41, 24)
+        S(-21, -44), S(-5, -20), S(6, -11), S(9, 4), S(16, 15), S(20, 28), S(26, 29), S(26, 31),
+        S(29, 35), S(27, 32), S(32, 24), S(21, 35), S(28, 39), S(33, 32)
     ], "bishop with this many safe squares";
     mobility_rook: [S; 15] = [
-        S(-68, -82), S(-16, -40), S(-1, -5), S(1, 2), S(5, 15), S(9, 24), S(10, 29), S(16, 27),
-        S(21, 33), S(18, 42), S(19, 48), S(29, 50), S(34, 47), S(38, 50), S(34, 46)
+        S(-68, -82), S(-11, -47), S(3, -13), S(3, 6), S(9, 22), S(11, 27), S(12, 30), S(15, 32),
+        S(21, 39), S(23, 45), S(22, 48), S(27, 49), S(37, 53), S(40, 49), S(26, 50)
     ], "rook with this many safe squares";
     mobility_queen: [S; 28] = [
-        S(-20, -40), S(1, -21), S(-6, -13), S(-4, -7), S(-7, 0), S(-2, -18), S(3, -1),
-        S(8, 25), S(18, -7), S(19, 20), S(24, 15), S(25, 33), S(26, 32), S(24, 48), S(24, 54),
-        S(23, 58), S(34, 49), S(22, 61), S(23, 64), S(23, 53), S(28, 53), S(27, 39), S(32, 44),
-        S(23, 17), S(32, 48), S(24, 32), S(34, 58), S(35, 51)
+        S(-20, -40), S(2, -21), S(-16, -13), S(-2, -7), S(-7, -16), S(2, -21), S(8, 10),
+        S(14, 30), S(19, 10), S(24, 21), S(27, 16), S(27, 31), S(27, 40), S(27, 52), S(24, 55),
+        S(29, 65), S(28, 67), S(19, 68), S(37, 63), S(27, 59), S(32, 54), S(38, 29), S(40, 43),
+        S(25, -10), S(25, 29), S(17, 11), S(34, 58), S(35, 25)
     ], "queen with this many safe squares";
     // Pawn structure
-    pawn_doubled: S = S(-8, -17), "pawn with an own pawn in front of it on its file";
-    pawn_isolated: S = S(-11, -9), "pawn with no own pawn on the adjacent files";
-    pawn_backward: S = S(-7, -12), "pawn behind its neighbours whose stop square an enemy pawn attacks";
-    pawn_phalanx: [S; 6] = [S(4, 5), S(10, 1), S(13, 10), S(26, 21), S(35, 76), S(50, 60)],
+    pawn_doubled: S = S(-13, -10), "pawn with an own pawn in front of it on its file";
+    pawn_isolated: S = S(-9, -8), "pawn with no own pawn on the adjacent files";
+    pawn_backward: S = S(-3, -15), "pawn behind its neighbours whose stop square an enemy pawn attacks";
+    pawn_phalanx: [S; 6] = [S(3, 3), S(6, 5), S(13, 9), S(20, 28), S(35, 59), S(50, 60)],
         "pawn with an own pawn beside it, by relative rank (index 0 = rank 2)";
-    pawn_supported: [S; 5] = [S(12, 15), S(16, 3), S(19, 13), S(66, 31), S(55, 18)],
+    pawn_supported: [S; 5] = [S(15, 14), S(14, 6), S(21, 14), S(51, 34), S(55, 41)],
         "pawn defended by an own pawn, by relative rank (index 0 = rank 3)";
-    passed_pawn: [S; 6] = [S(5, -5), S(-14, 27), S(-10, 53), S(21, 74), S(63, 84), S(127, 96)],
+    passed_pawn: [S; 6] = [S(1, 0), S(-15, 31), S(-14, 55), S(22, 73), S(58, 85), S(130, 89)],
         "passed pawn by relative rank (index 0 = rank 2)";
-    passed_free_path: [S; 6] = [S(7, 11), S(-5, -6), S(10, 1), S(10, 15), S(24, 43), S(38, 88)],
+    passed_free_path: [S; 6] = [S(7, 12), S(-12, -3), S(7, 2), S(7, 16), S(20, 44), S(40, 90)],
         "passed pawn whose path to promotion is empty, by relative rank";
     passed_own_king_dist: [S; 8] = [
-        S(-11, 39), S(-19, 36), S(-7, 7), S(17, -14), S(-3, -21), S(15, -32), S(13, -24),
-        S(7, -32)
+        S(-15, 41), S(-17, 33), S(1, 5), S(16, -12), S(-4, -20), S(10, -31), S(11, -23),
+        S(0, -31)
     ], "passed pawn with its own king at this distance from its stop square";
     passed_enemy_king_dist: [S; 8] = [
-        S(4, -47), S(32, -63), S(-5, -14), S(-4, 5), S(-6, 19), S(-3, 37), S(-23, 56), S(14, 36)
+        S(-3, -41), S(36, -58), S(-3, -14), S(-4, 5), S(-7, 18), S(-6, 35), S(-26, 54), S(10, 35)
     ], "passed pawn with the enemy king at this distance from its stop square";
-    passed_safe_path: [S; 6] = [S(1, 3), S(-19, -10), S(-3, 8), S(-12, 23), S(5, 60), S(17, 91)],
+    passed_safe_path: [S; 6] = [S(2, 2), S(-27, -11), S(-4, 9), S(-24, 29), S(-4, 73), S(17, 121)],
         "passed pawn with an empty stop square whose path no enemy piece or pawn attacks, by relative rank";
-    passed_safe_stop: [S; 5] = [S(8, -6), S(20, -9), S(17, -5), S(17, -4), S(8, 24)],
+    passed_safe_stop: [S; 5] = [S(12, -6), S(25, -11), S(24, -6), S(23, -4), S(8, 33)],
         "passed pawn whose path is attacked but whose empty stop square is not, by relative rank \
          (ranks 2-6: on the seventh the path is the stop square)";
     // Pieces
-    bishop_pair: S = S(13, 61), "two or more bishops";
-    rook_open_file: S = S(43, 2), "rook on a file without pawns";
-    rook_half_open_file: S = S(14, 15), "rook on a file without own pawns but with enemy pawns";
-    queen_open_file: S = S(-2, -8), "queen on a file without pawns";
-    queen_half_open_file: S = S(3, -5), "queen on a file without own pawns but with enemy pawns";
-    rook_on_seventh: S = S(19, 17), "rook on the seventh rank with the enemy king or pawns on the eighth or seventh";
-    knight_outpost: S = S(29, 16), "knight on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
-    bishop_outpost: S = S(15, 9), "bishop on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
+    bishop_pair: S = S(20, 44), "two or more bishops";
+    rook_open_file: S = S(41, -2), "rook on a file without pawns";
+    rook_half_open_file: S = S(21, 4), "rook on a file without own pawns but with enemy pawns";
+    queen_open_file: S = S(0, -13), "queen on a file without pawns";
+    queen_half_open_file: S = S(0, 12), "queen on a file without own pawns but with enemy pawns";
+    rook_on_seventh: S = S(20, 16), "rook on the seventh rank with the enemy king or pawns on the eighth or seventh";
+    knight_outpost: S = S(23, 9), "knight on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
+    bishop_outpost: S = S(27, 6), "bishop on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
+    minor_behind_pawn: S = S(2, 9), "knight or bishop with a pawn of either colour directly in front of it";
+    bishop_pawns: S = S(-1, -4), "per own pawn on the squares of a bishop's colour";
+    king_protector: S = S(-1, 0), "per square of distance between a knight or bishop and its own king";
+    rook_behind_passer: S = S(6, 14), "rook behind an own passed pawn on its file, nothing between them";
     // King safety: linear pawn shelter
-    king_shield: [S; 4] = [S(11, -1), S(1, 3), S(3, -7), S(-20, 1)],
+    king_shield: [S; 4] = [S(11, -1), S(3, -1), S(0, -7), S(-20, 4)],
         "nearest own pawn ahead of the king on its file or an adjacent one at distance 1, 2, 3+, none";
-    pawn_storm: [S; 4] = [S(-4, 34), S(-14, -7), S(-2, 4), S(3, -2)],
+    pawn_storm: [S; 4] = [S(-3, 33), S(-12, -4), S(10, -1), S(14, -3)],
         "nearest enemy pawn ahead of the king on its file or an adjacent one at distance 1, 2, 3, 4+";
     // King safety: danger units, summed and then applied non-linearly
-    king_attacker: [S; 4] = [S(49, 18), S(51, 6), S(23, 16), S(42, 5)],
+    king_attacker: [S; 4] = [S(53, 28), S(54, 5), S(24, 23), S(44, 3)],
         "danger: enemy piece of this type attacking the king zone";
-    king_zone_attacks: S = S(34, 16), "danger: per attack of an enemy piece on a king-zone square";
-    king_weak_squares: S = S(30, -1), "danger: king-zone square attacked by the enemy and defended by no pawn or minor or rook";
-    king_safe_check: [S; 4] = [S(112, 19), S(51, 22), S(110, 28), S(88, 10)],
+    king_zone_attacks: S = S(27, 14), "danger: per attack of an enemy piece on a king-zone square";
+    king_weak_squares: S = S(31, -1), "danger: king-zone square attacked by the enemy and defended by no pawn or minor or rook";
+    king_safe_check: [S; 4] = [S(98, 23), S(66, 24), S(126, 32), S(71, -3)],
         "danger: safe checking square for an enemy piece of this type";
-    king_danger_no_queen: S = S(-267, -58), "danger: the attacker has no queen";
-    king_danger_base: S = S(-60, -17), "danger: constant offset once the king is attacked";
+    king_danger_no_queen: S = S(-274, -56), "danger: the attacker has no queen";
+    king_danger_base: S = S(-44, -15), "danger: constant offset once the king is attacked";
     // Threats
-    threat_by_pawn: [S; 4] = [S(45, 14), S(47, 24), S(53, 21), S(40, 35)],
+    threat_by_pawn: [S; 4] = [S(47, 14), S(41, 26), S(50, 23), S(28, 35)],
         "enemy piece of this type attacked by a pawn";
-    threat_by_minor: [S; 2] = [S(51, 9), S(45, 8)], "enemy rook or queen attacked by a knight or bishop";
-    threat_rook_on_queen: S = S(39, 22), "enemy queen attacked by a rook";
-    threat_hanging: S = S(13, 13), "enemy piece (not pawn or king) attacked and undefended";
+    threat_by_minor: [S; 2] = [S(47, 11), S(42, -1)], "enemy rook or queen attacked by a knight or bishop";
+    threat_rook_on_queen: S = S(42, 19), "enemy queen attacked by a rook";
+    threat_hanging: S = S(16, 3), "enemy piece (not pawn or king) attacked and undefended";
+    threat_pawn_push: S = S(10, 4), "enemy piece (not pawn or king) a safe pawn push would attack";
+    threat_by_king: S = S(13, 22), "the king attacks an undefended enemy piece or pawn";
     // Side to move
-    tempo: S = S(12, 4), "bonus for the side to move";
+    tempo: S = S(10, 5), "bonus for the side to move";
 }
