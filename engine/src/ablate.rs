@@ -32,6 +32,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("rfp_before_null", "false"),
     ("rfp", "false"),
     ("razoring", "false"),
+    ("razor_qs_checks", "true"),
     ("futility", "false"),
     ("lmp", "false"),
     ("history_prune", "true"),

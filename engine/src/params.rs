@@ -154,6 +154,7 @@ search_params! {
     razoring: bool = true, "razoring: drop to quiescence when far below alpha";
     razor_margin_cp: i32 = 300, [50, 1000], "razoring margin per ply (cp)";
     razor_max_depth: i32 = 2, [1, 6; 1], "maximum depth (plies) for razoring";
+    razor_qs_checks: bool = false, "razoring's quiescence search tries quiet checks at its first ply (a quiet mate behind a sacrifice is not razored away)";
     futility: bool = true, "futility pruning of quiet moves at frontier and pre-frontier";
     futility_margin_cp_d1: i32 = 150, [20, 600], "futility margin at depth 1 (cp)";
     futility_margin_cp_d2: i32 = 300, [50, 1000], "futility margin at depth 2 (cp)";

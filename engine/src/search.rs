@@ -1084,7 +1084,8 @@ impl<'a> Worker<'a> {
         if sp.razoring && prunable && depth <= sp.razor_max_depth * ONE_PLY {
             let margin = sp.razor_margin_cp * depth / ONE_PLY;
             if eval + margin <= alpha {
-                let v = self.qsearch(board, alpha, alpha + 1, ply, sp.qs_checks);
+                let checks = sp.qs_checks || sp.razor_qs_checks;
+                let v = self.qsearch(board, alpha, alpha + 1, ply, checks);
                 if self.aborted {
                     return 0;
                 }

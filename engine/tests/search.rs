@@ -214,15 +214,25 @@ const OWN_TEST: &[&str] = &[
     "history_prune_margin",
 ];
 
-/// Constants of techniques that are off by default, with the setting that
-/// switches their technique on: they are measured against that setting.
-const NEEDS_SWITCH: &[(&str, &str, &str)] = &[
-    ("capture_history_divisor", "capture_history", "true"),
-    ("singular_double_margin_cp", "ext_singular_double", "16"),
-    ("corr_history_max_cp", "corr_history", "true"),
-    ("probcut_min_depth", "probcut", "true"),
-    ("probcut_margin_cp", "probcut", "true"),
-    ("probcut_reduction", "probcut", "true"),
+/// Constants measured against another setting: those of techniques that
+/// are off by default, with the setting that switches them on, and the
+/// aspiration window's growth, which acts only once a search falls outside
+/// the first window (narrowed to its minimum for them).
+const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
+    ("aspiration_widen", &[("aspiration_width_cp", "5")]),
+    (
+        "aspiration_max_width_cp",
+        &[("aspiration_width_cp", "5"), ("aspiration_widen", "400")],
+    ),
+    ("capture_history_divisor", &[("capture_history", "true")]),
+    (
+        "singular_double_margin_cp",
+        &[("ext_singular_double", "16")],
+    ),
+    ("corr_history_max_cp", &[("corr_history", "true")]),
+    ("probcut_min_depth", &[("probcut", "true")]),
+    ("probcut_margin_cp", &[("probcut", "true")]),
+    ("probcut_reduction", &[("probcut", "true")]),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.
@@ -236,8 +246,10 @@ fn unchanged_parameters(ints: bool) -> Vec<String> {
         }
         let mut base = Params::default();
         let mut reference = default_reference;
-        if let Some((_, switch, on)) = NEEDS_SWITCH.iter().find(|(n, _, _)| *n == s.name) {
-            base.set_by_name(switch, on).unwrap();
+        if let Some((_, settings)) = NEEDS_SWITCH.iter().find(|(n, _)| *n == s.name) {
+            for (name, value) in *settings {
+                base.set_by_name(name, value).unwrap();
+            }
             reference = total_nodes(&base, d);
         }
         let values: Vec<i32> = match s.kind {
