@@ -101,6 +101,16 @@ pub const fn pawn_attacks(pawns: u64, white: bool) -> u64 {
     }
 }
 
+/// The squares `b` moves to one rank forward, for White (`white`) or Black.
+#[inline]
+pub const fn forward(b: u64, white: bool) -> u64 {
+    if white {
+        b << 8
+    } else {
+        b >> 8
+    }
+}
+
 /// Chebyshev (king-move) distance between two square indices.
 #[inline]
 pub const fn distance(a: usize, b: usize) -> usize {

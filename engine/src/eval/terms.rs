@@ -9,7 +9,8 @@ use cozy_chess::{
 };
 
 use super::masks::{
-    distance, file_bb, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, FRONT, PASSED_SPAN, RANKS_AHEAD,
+    distance, file_bb, forward, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, FRONT, PASSED_SPAN,
+    RANKS_AHEAD,
 };
 use super::weights::{EvalWeights, IDX, S};
 use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
@@ -225,8 +226,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         // minor from frontal attacks and blocks the file for the enemy's
         // rooks; a minor far from its king does not defend it.
         let minor_terms = |sink: &mut K, s: usize| {
-            let front = if white { s + 8 } else { s.wrapping_sub(8) };
-            if front < 64 && all_pawns & 1 << front != 0 {
+            if forward(1 << s, white) & all_pawns != 0 {
                 sink.add(IDX.minor_behind_pawn, w.minor_behind_pawn, sign);
             }
             let d = distance(s, us.king) as i32;
@@ -344,7 +344,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
     for c in 0..2 {
         let (us, them, a, d) = (&sides[c], &sides[1 - c], &att[c], &att[1 - c]);
         let white = c == 0;
-        let sign = if c == 0 { 1 } else { -1 };
+        let sign = if white { 1 } else { -1 };
         let victims = [them.knights, them.bishops, them.rooks, them.queens];
         for (i, v) in victims.into_iter().enumerate() {
             let n = cnt(pawn_att[c] & v);
@@ -371,16 +371,9 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         // Pawn pushes (single, or double from the start) to a square no
         // enemy pawn attacks and the enemy does not hold alone, from which
         // the pawn would attack a piece: a threat one move away.
-        let (single, third) = if white {
-            ((us.pawns << 8) & !occ, 0xFF << 16)
-        } else {
-            ((us.pawns >> 8) & !occ, 0xFF << 40)
-        };
-        let double = if white {
-            (single & third) << 8
-        } else {
-            (single & third) >> 8
-        } & !occ;
+        let third: u64 = if white { 0xFF << 16 } else { 0xFF << 40 };
+        let single = forward(us.pawns, white) & !occ;
+        let double = forward(single & third, white) & !occ;
         let pushes = (single | double) & !pawn_att[1 - c] & (a.all | !d.all);
         let n = cnt(pawn_attacks(pushes, white) & pieces);
         if n != 0 {

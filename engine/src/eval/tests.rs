@@ -46,6 +46,16 @@ fn board(fen: &str) -> Board {
         .unwrap_or_else(|e| panic!("bad test FEN {fen}: {e:?}"))
 }
 
+/// Coefficient of weight `idx` in the default-weight trace of `fen` (0 if
+/// the term does not occur).
+fn coef(fen: &str, idx: usize) -> i16 {
+    trace(&board(fen), &EvalWeights::default())
+        .coefs
+        .iter()
+        .find(|&&(i, _)| i as usize == idx)
+        .map_or(0, |&(_, c)| c)
+}
+
 fn eval(fen: &str) -> i32 {
     evaluate(&board(fen), &EvalWeights::default())
 }
@@ -278,14 +288,6 @@ fn the_pawn_cache_changes_no_score() {
 
 #[test]
 fn passed_pawn_safety_follows_the_attacks_on_its_path() {
-    let w = EvalWeights::default();
-    let coef = |fen: &str, idx: usize| {
-        trace(&board(fen), &w)
-            .coefs
-            .iter()
-            .find(|&&(i, _)| i as usize == idx)
-            .map_or(0, |&(_, c)| c)
-    };
     // (position, relative-rank index of the passer, expected coefficients
     // of passed_safe_path and passed_safe_stop there).
     let cases = [
@@ -310,14 +312,6 @@ fn passed_pawn_safety_follows_the_attacks_on_its_path() {
 
 #[test]
 fn piece_and_threat_terms_count_what_they_describe() {
-    let w = EvalWeights::default();
-    let coef = |fen: &str, idx: usize| {
-        trace(&board(fen), &w)
-            .coefs
-            .iter()
-            .find(|&&(i, _)| i as usize == idx)
-            .map_or(0, |&(_, c)| c)
-    };
     // (position, weight index, expected coefficient from White's view).
     let cases = [
         // Knight on d4 behind the d5 pawn; bishop on c1 has none in front.
