@@ -233,6 +233,9 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
     ("probcut_min_depth", &[("probcut", "true")]),
     ("probcut_margin_cp", &[("probcut", "true")]),
     ("probcut_reduction", &[("probcut", "true")]),
+    // Few depth-9 nodes reach the singular depth; a lower one gives the
+    // multi-cut enough candidates whatever the weights.
+    ("singular_multicut", &[("singular_min_depth", "6")]),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.

@@ -301,148 +301,148 @@ impl EvalWeights {
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
     // Material
-    material_pawn: S = S(77, 102), "value of a pawn";
-    material_knight: S = S(318, 317), "value of a knight";
-    material_bishop: S = S(347, 336), "value of a bishop";
-    material_rook: S = S(459, 560), "value of a rook";
-    material_queen: S = S(1094, 908), "value of a queen";
+    material_pawn: S = S(79, 104), "value of a pawn";
+    material_knight: S = S(330, 316), "value of a knight";
+    material_bishop: S = S(353, 337), "value of a bishop";
+    material_rook: S = S(475, 550), "value of a rook";
+    material_queen: S = S(1127, 870), "value of a queen";
     // Piece-square tables
     psqt_pawn: [S; 48] = [
-        S(-4, 0), S(-3, -5), S(5, -7), S(9, -2), S(9, -2), S(5, -6), S(16, -2), S(-2, -5),
-        S(-11, -8), S(-12, -3), S(-1, 0), S(0, 2), S(5, 3), S(-2, -10), S(8, -7), S(-1, -5),
-        S(-15, -2), S(-10, 7), S(3, 2), S(18, 3), S(13, -1), S(-3, 3), S(-8, 0), S(-5, -3),
-        S(-7, 10), S(4, -1), S(-4, 10), S(17, -9), S(16, 5), S(17, -8), S(0, 8), S(-12, -1),
-        S(-2, 20), S(-15, 17), S(24, 8), S(-14, 11), S(7, 16), S(5, 4), S(2, 18), S(-30, -1),
-        S(5, 6), S(-17, 37), S(-10, 37), S(24, 33), S(28, 34), S(-6, 36), S(-13, 41), S(4, 11),
+        S(-8, -1), S(-5, 2), S(-4, -2), S(8, 5), S(5, 4), S(7, -1), S(18, 4), S(0, -4),
+        S(-14, -10), S(-14, 0), S(-6, 3), S(-1, 1), S(3, 3), S(0, -4), S(7, -4), S(0, -5),
+        S(-17, -1), S(-12, 9), S(-3, 3), S(17, 3), S(14, -3), S(6, 2), S(-5, 3), S(-3, -4),
+        S(-4, 4), S(0, -2), S(-5, 2), S(15, -9), S(16, -2), S(18, -12), S(-3, 2), S(-5, -5),
+        S(-6, 17), S(-11, 14), S(27, 3), S(-22, 13), S(12, 12), S(7, 5), S(4, 22), S(-14, -2),
+        S(9, 1), S(-12, 42), S(-18, 33), S(26, 30), S(34, 30), S(-9, 45), S(-21, 44), S(9, 6),
     ], "pawn on this square (a2 = 0)";
     psqt_knight: [S; 64] = [
-        S(-32, -22), S(-24, 3), S(-18, -15), S(-16, -4), S(1, -33), S(-6, -10), S(-21, -17), S(-32, -22),
-        S(-39, -22), S(-33, -9), S(-14, 2), S(4, 5), S(0, 3), S(-10, -1), S(-20, 12), S(-10, -8),
-        S(-28, -21), S(3, 10), S(-2, 20), S(11, 13), S(14, 9), S(12, 6), S(8, 15), S(-16, -5),
-        S(-1, -2), S(1, -2), S(13, 35), S(20, 27), S(25, 25), S(12, 21), S(12, 4), S(3, -7),
-        S(12, -3), S(-4, 24), S(30, 15), S(34, 20), S(12, 36), S(35, 22), S(13, 18), S(2, -8),
-        S(-20, -12), S(16, 7), S(14, 35), S(18, 13), S(19, 18), S(24, 22), S(-8, -4), S(-20, -3),
-        S(-28, -4), S(-6, -9), S(-18, 13), S(8, 23), S(-6, 11), S(14, 7), S(-6, 6), S(-26, -11),
+        S(-32, -22), S(-20, -7), S(-26, -18), S(-17, -16), S(-16, -29), S(-5, -12), S(-17, -24), S(-32, -22),
+        S(-38, -22), S(-34, -13), S(-19, -1), S(-5, -2), S(-7, -6), S(-13, -13), S(-31, 14), S(-16, -8),
+        S(-25, -22), S(3, 7), S(-10, 9), S(6, 7), S(1, 7), S(4, 2), S(0, 4), S(-14, -14),
+        S(5, -3), S(12, -2), S(12, 27), S(14, 24), S(21, 22), S(18, 17), S(21, 3), S(6, -1),
+        S(10, -10), S(3, 18), S(33, 12), S(39, 13), S(6, 39), S(40, 25), S(11, 11), S(22, -9),
+        S(-20, -3), S(10, 3), S(24, 32), S(14, 12), S(25, 26), S(27, 23), S(-3, -1), S(-20, 5),
+        S(-22, 14), S(-16, -12), S(-22, 17), S(8, 26), S(-7, 14), S(20, 14), S(-6, 12), S(-26, -8),
         S(-36, -22), S(-36, -22), S(-36, -22), S(-36, -22), S(-36, -22), S(-36, -22), S(-36, -22), S(-36, -22),
     ], "knight on this square (a1 = 0)";
     psqt_bishop: [S; 64] = [
-        S(-9, -3), S(6, -17), S(-3, -19), S(-14, 3), S(-16, -16), S(-13, -3), S(-9, -5), S(-9, 3),
-        S(21, -20), S(9, -11), S(8, -18), S(2, -8), S(2, -4), S(24, -17), S(15, -19), S(-3, -23),
-        S(-10, 1), S(10, 0), S(15, -5), S(9, 10), S(7, -10), S(8, 6), S(-3, -5), S(4, -8),
-        S(-1, 3), S(6, -19), S(12, 10), S(4, 8), S(27, 8), S(2, -6), S(-3, -4), S(-5, -13),
-        S(2, -16), S(0, 7), S(-3, 2), S(22, 8), S(11, 8), S(8, 1), S(3, -2), S(-25, -6),
-        S(-16, 9), S(-4, 6), S(22, -1), S(0, 3), S(16, 13), S(8, 17), S(-4, 14), S(2, -5),
-        S(-27, -6), S(-21, 10), S(-9, 5), S(8, 10), S(0, -5), S(6, 10), S(-13, -5), S(-17, -16),
-        S(-2, 3), S(-8, -11), S(-8, 13), S(-8, -13), S(-8, 3), S(-8, -2), S(-8, -4), S(-2, -8),
+        S(-1, -9), S(11, -28), S(-6, -23), S(-22, -7), S(-12, -20), S(-21, -6), S(-9, -10), S(-2, 8),
+        S(36, -25), S(6, -11), S(4, -22), S(-3, -9), S(-5, -4), S(24, -24), S(10, -19), S(0, -37),
+        S(-6, 1), S(23, -1), S(15, -6), S(2, 4), S(2, -7), S(8, 3), S(3, -5), S(3, -11),
+        S(8, -1), S(8, -16), S(11, 9), S(8, 10), S(29, 1), S(7, -3), S(-9, -8), S(-1, -17),
+        S(17, -14), S(1, 10), S(9, 5), S(21, 7), S(14, 8), S(-2, 11), S(6, 0), S(-28, -5),
+        S(-26, 21), S(-4, 14), S(16, 6), S(-3, 6), S(24, 9), S(10, 20), S(-5, 12), S(9, -5),
+        S(-32, -1), S(-23, 21), S(-12, 9), S(15, 12), S(5, -1), S(3, 15), S(-22, -1), S(-25, -18),
+        S(-2, 0), S(-8, -7), S(-8, 16), S(-8, -7), S(-8, 14), S(-8, 4), S(-8, -6), S(-2, -8),
     ], "bishop on this square (a1 = 0)";
     psqt_rook: [S; 64] = [
-        S(-4, 3), S(-5, -2), S(9, -5), S(10, -7), S(10, -18), S(7, -5), S(5, -5), S(6, -6),
-        S(-6, 13), S(-1, -5), S(-19, 4), S(9, -9), S(7, -1), S(5, -9), S(18, -13), S(-12, -12),
-        S(-20, 0), S(0, 1), S(-4, 5), S(0, -6), S(-17, 14), S(-5, 14), S(-14, 5), S(-23, 5),
-        S(-5, 12), S(-7, 7), S(-2, 18), S(9, 5), S(-7, 9), S(-8, 11), S(1, 8), S(-1, 9),
-        S(9, 15), S(-14, 10), S(7, 11), S(16, 4), S(-5, 9), S(7, 8), S(12, 6), S(-11, 14),
-        S(18, 14), S(13, 9), S(21, 9), S(10, 11), S(24, 6), S(20, 10), S(8, 13), S(18, 3),
-        S(0, 7), S(15, -4), S(10, 11), S(16, 9), S(18, 4), S(-1, 6), S(9, 6), S(-2, 2),
-        S(19, 10), S(2, 6), S(13, 12), S(1, 15), S(15, 5), S(5, 20), S(13, 10), S(8, 12),
+        S(-4, -11), S(-6, -14), S(6, -12), S(9, -12), S(13, -25), S(11, -17), S(-3, -10), S(4, -20),
+        S(-5, -2), S(-6, -9), S(-19, 3), S(7, -10), S(3, -1), S(-1, -14), S(13, -14), S(-14, -18),
+        S(-21, -1), S(-3, -4), S(-6, 4), S(-2, -10), S(-19, 8), S(-21, 14), S(-9, 0), S(-25, 3),
+        S(-12, 14), S(-5, 12), S(14, 13), S(7, 6), S(-6, 8), S(-12, 13), S(9, 8), S(-7, 5),
+        S(2, 16), S(-10, 18), S(7, 18), S(17, 3), S(-2, 12), S(15, 6), S(15, 10), S(-12, 20),
+        S(16, 14), S(17, 11), S(24, 13), S(19, 14), S(35, 7), S(26, 13), S(8, 20), S(27, 11),
+        S(-1, 8), S(17, -2), S(9, 14), S(10, 11), S(14, 11), S(2, 8), S(7, 7), S(-2, 3),
+        S(25, 15), S(11, 18), S(13, 17), S(-7, 24), S(13, 8), S(4, 22), S(19, 15), S(16, 19),
     ], "rook on this square (a1 = 0)";
     psqt_queen: [S; 64] = [
-        S(-15, -18), S(-16, -6), S(-11, -28), S(-5, -15), S(-14, -24), S(-13, -22), S(-6, -14), S(-6, -14),
-        S(-25, -25), S(-3, -26), S(1, -30), S(2, -28), S(2, -30), S(-1, -19), S(13, -16), S(15, -14),
-        S(-17, -6), S(-1, -1), S(2, 6), S(0, -8), S(-3, 3), S(5, -2), S(15, -9), S(6, -25),
-        S(-3, -4), S(3, -10), S(-2, 18), S(-7, 16), S(4, 0), S(-8, 16), S(5, -8), S(1, -6),
-        S(-5, -16), S(-8, 4), S(11, 12), S(-8, 12), S(7, 17), S(15, 8), S(0, 4), S(0, -16),
-        S(-3, -11), S(-1, 14), S(6, 8), S(4, 14), S(0, -2), S(19, 13), S(1, -3), S(-10, -10),
-        S(-5, -12), S(-22, 1), S(-12, -5), S(0, 5), S(-4, -1), S(-8, 3), S(-7, -4), S(-2, -16),
-        S(1, -12), S(-13, -20), S(-6, -14), S(-6, -17), S(-6, -14), S(-6, -15), S(-6, -21), S(-7, -14),
+        S(-8, -23), S(-9, -5), S(-16, -32), S(-4, -32), S(-12, -36), S(-24, -29), S(-6, -14), S(-6, -14),
+        S(-29, -25), S(-11, -36), S(-1, -38), S(0, -43), S(7, -49), S(2, -32), S(17, -31), S(7, -14),
+        S(-17, -2), S(0, -4), S(-3, 5), S(2, -5), S(-7, 4), S(5, -1), S(20, -18), S(11, -34),
+        S(-8, 7), S(-4, -10), S(0, 22), S(-8, 26), S(7, 7), S(-9, 19), S(17, -7), S(5, -3),
+        S(-3, -15), S(-3, 10), S(6, 14), S(-4, 13), S(13, 24), S(24, 9), S(-5, 7), S(2, -11),
+        S(-1, -8), S(-3, 18), S(4, 12), S(7, 22), S(10, 4), S(27, 13), S(13, -2), S(-9, -11),
+        S(-13, -8), S(-26, 1), S(-7, -2), S(1, 6), S(-10, -4), S(-11, 11), S(-2, -4), S(-4, -8),
+        S(2, -15), S(-16, -17), S(-6, -10), S(-6, -5), S(-6, -13), S(-6, -8), S(-6, -17), S(-11, -10),
     ], "queen on this square (a1 = 0)";
     psqt_king: [S; 64] = [
-        S(-15, -27), S(7, -26), S(4, -18), S(-49, -26), S(-17, -23), S(-34, -25), S(17, -29), S(4, -39),
-        S(3, -25), S(6, -12), S(-31, -7), S(-18, -11), S(-22, -10), S(-31, -1), S(-2, -12), S(-7, -28),
-        S(-26, -48), S(-15, -16), S(-13, -4), S(-43, 6), S(-50, 5), S(-30, 1), S(-15, -13), S(-34, -31),
-        S(-45, -32), S(-25, -15), S(-45, -2), S(-71, 9), S(-62, 3), S(-43, 2), S(-28, -18), S(-34, -31),
-        S(-55, -28), S(-40, 0), S(-63, 2), S(-88, 8), S(-80, 15), S(-61, 8), S(-41, 8), S(-54, -30),
-        S(-60, -27), S(-49, 17), S(-67, 9), S(-87, 8), S(-85, 24), S(-62, 33), S(-40, 21), S(-59, -23),
-        S(-60, -30), S(-50, 13), S(-67, 15), S(-87, 9), S(-83, 25), S(-69, 31), S(-49, 29), S(-59, -20),
-        S(-60, -48), S(-50, -39), S(-67, -36), S(-87, -30), S(-83, -27), S(-69, -27), S(-49, -22), S(-59, -40),
+        S(-21, -20), S(6, -22), S(0, -19), S(-62, -20), S(-24, -23), S(-42, -25), S(9, -30), S(1, -41),
+        S(13, -26), S(-1, -9), S(-38, -3), S(-28, -9), S(-32, -8), S(-36, -2), S(-10, -12), S(3, -31),
+        S(-24, -50), S(-9, -17), S(0, -9), S(-41, 4), S(-51, 2), S(-22, 2), S(-12, -13), S(-32, -25),
+        S(-45, -32), S(-21, -19), S(-40, -6), S(-76, 8), S(-63, 6), S(-39, 0), S(-14, -17), S(-28, -27),
+        S(-55, -33), S(-41, -3), S(-65, 2), S(-90, 8), S(-82, 15), S(-59, 13), S(-39, 6), S(-54, -22),
+        S(-60, -22), S(-54, 11), S(-68, 9), S(-88, 12), S(-87, 22), S(-60, 29), S(-37, 19), S(-59, -13),
+        S(-60, -29), S(-50, 12), S(-67, 10), S(-87, 18), S(-83, 20), S(-66, 23), S(-46, 30), S(-59, -17),
+        S(-60, -61), S(-50, -41), S(-67, -33), S(-87, -23), S(-83, -28), S(-69, -19), S(-49, -16), S(-59, -61),
     ], "king on this square (a1 = 0)";
     // Mobility
     mobility_knight: [S; 9] = [
-        S(-33, -40), S(-12, -28), S(0, -1), S(-1, 12), S(5, 21), S(12, 20), S(16, 24),
-        S(18, 22), S(21, 10)
+        S(-39, -40), S(-14, -21), S(-2, 4), S(1, 15), S(9, 19), S(15, 24), S(20, 25),
+        S(23, 24), S(26, 11)
     ], "knight with this many safe squares";
     mobility_bishop: [S; 14] = [
-        S(-21, -44), S(-5, -20), S(6, -11), S(9, 4), S(16, 15), S(20, 28), S(26, 29), S(26, 31),
-        S(29, 35), S(27, 32), S(32, 24), S(21, 35), S(28, 39), S(33, 32)
+        S(-24, -36), S(-5, -21), S(9, -8), S(11, 6), S(19, 17), S(23, 30), S(27, 28), S(29, 30),
+        S(31, 33), S(32, 30), S(31, 24), S(24, 29), S(25, 35), S(20, 32)
     ], "bishop with this many safe squares";
     mobility_rook: [S; 15] = [
-        S(-68, -82), S(-11, -47), S(3, -13), S(3, 6), S(9, 22), S(11, 27), S(12, 30), S(15, 32),
-        S(21, 39), S(23, 45), S(22, 48), S(27, 49), S(37, 53), S(40, 49), S(26, 50)
+        S(-68, -82), S(-14, -42), S(5, -13), S(5, 8), S(10, 22), S(13, 27), S(16, 27), S(17, 33),
+        S(21, 40), S(25, 44), S(25, 47), S(31, 49), S(39, 51), S(46, 48), S(32, 46)
     ], "rook with this many safe squares";
     mobility_queen: [S; 28] = [
-        S(-20, -40), S(2, -21), S(-16, -13), S(-2, -7), S(-7, -16), S(2, -21), S(8, 10),
-        S(14, 30), S(19, 10), S(24, 21), S(27, 16), S(27, 31), S(27, 40), S(27, 52), S(24, 55),
-        S(29, 65), S(28, 67), S(19, 68), S(37, 63), S(27, 59), S(32, 54), S(38, 29), S(40, 43),
-        S(25, -10), S(25, 29), S(17, 11), S(34, 58), S(35, 25)
+        S(-20, -40), S(1, -21), S(-13, -13), S(1, -7), S(-2, -16), S(7, -17), S(13, 15),
+        S(14, 31), S(21, 16), S(23, 31), S(28, 22), S(26, 37), S(25, 54), S(29, 60), S(28, 60),
+        S(27, 72), S(25, 74), S(20, 71), S(44, 62), S(28, 62), S(38, 48), S(48, 20), S(41, 37),
+        S(29, -32), S(25, 17), S(17, -7), S(34, 58), S(35, 2)
     ], "queen with this many safe squares";
     // Pawn structure
-    pawn_doubled: S = S(-13, -10), "pawn with an own pawn in front of it on its file";
-    pawn_isolated: S = S(-9, -8), "pawn with no own pawn on the adjacent files";
-    pawn_backward: S = S(-3, -15), "pawn behind its neighbours whose stop square an enemy pawn attacks";
-    pawn_phalanx: [S; 6] = [S(3, 3), S(6, 5), S(13, 9), S(20, 28), S(35, 59), S(50, 60)],
+    pawn_doubled: S = S(-14, -10), "pawn with an own pawn in front of it on its file";
+    pawn_isolated: S = S(-9, -11), "pawn with no own pawn on the adjacent files";
+    pawn_backward: S = S(0, -16), "pawn behind its neighbours whose stop square an enemy pawn attacks";
+    pawn_phalanx: [S; 6] = [S(4, 1), S(5, 3), S(12, 8), S(23, 31), S(35, 61), S(50, 60)],
         "pawn with an own pawn beside it, by relative rank (index 0 = rank 2)";
-    pawn_supported: [S; 5] = [S(15, 14), S(14, 6), S(21, 14), S(51, 34), S(55, 41)],
+    pawn_supported: [S; 5] = [S(14, 10), S(12, 3), S(20, 15), S(59, 30), S(55, 55)],
         "pawn defended by an own pawn, by relative rank (index 0 = rank 3)";
-    passed_pawn: [S; 6] = [S(1, 0), S(-15, 31), S(-14, 55), S(22, 73), S(58, 85), S(130, 89)],
+    passed_pawn: [S; 6] = [S(-3, 1), S(-10, 26), S(-8, 50), S(20, 75), S(49, 84), S(132, 85)],
         "passed pawn by relative rank (index 0 = rank 2)";
-    passed_free_path: [S; 6] = [S(7, 12), S(-12, -3), S(7, 2), S(7, 16), S(20, 44), S(40, 90)],
+    passed_free_path: [S; 6] = [S(6, 6), S(-13, 0), S(-8, 8), S(5, 15), S(28, 42), S(44, 84)],
         "passed pawn whose path to promotion is empty, by relative rank";
     passed_own_king_dist: [S; 8] = [
-        S(-15, 41), S(-17, 33), S(1, 5), S(16, -12), S(-4, -20), S(10, -31), S(11, -23),
-        S(0, -31)
+        S(-15, 36), S(-19, 36), S(-5, 8), S(9, -9), S(-3, -22), S(10, -34), S(16, -31),
+        S(6, -34)
     ], "passed pawn with its own king at this distance from its stop square";
     passed_enemy_king_dist: [S; 8] = [
-        S(-3, -41), S(36, -58), S(-3, -14), S(-4, 5), S(-7, 18), S(-6, 35), S(-26, 54), S(10, 35)
+        S(-9, -37), S(19, -55), S(-1, -21), S(-3, 1), S(-1, 16), S(-6, 33), S(-20, 53), S(17, 32)
     ], "passed pawn with the enemy king at this distance from its stop square";
-    passed_safe_path: [S; 6] = [S(2, 2), S(-27, -11), S(-4, 9), S(-24, 29), S(-4, 73), S(17, 121)],
+    passed_safe_path: [S; 6] = [S(1, -2), S(-33, -6), S(-12, 14), S(-29, 37), S(-11, 84), S(15, 139)],
         "passed pawn with an empty stop square whose path no enemy piece or pawn attacks, by relative rank";
-    passed_safe_stop: [S; 5] = [S(12, -6), S(25, -11), S(24, -6), S(23, -4), S(8, 33)],
+    passed_safe_stop: [S; 5] = [S(14, -4), S(25, -13), S(19, -7), S(19, 0), S(2, 37)],
         "passed pawn whose path is attacked but whose empty stop square is not, by relative rank \
          (ranks 2-6: on the seventh the path is the stop square)";
     // Pieces
-    bishop_pair: S = S(20, 44), "two or more bishops";
-    rook_open_file: S = S(41, -2), "rook on a file without pawns";
-    rook_half_open_file: S = S(21, 4), "rook on a file without own pawns but with enemy pawns";
-    queen_open_file: S = S(0, -13), "queen on a file without pawns";
-    queen_half_open_file: S = S(0, 12), "queen on a file without own pawns but with enemy pawns";
-    rook_on_seventh: S = S(20, 16), "rook on the seventh rank with the enemy king or pawns on the eighth or seventh";
-    knight_outpost: S = S(23, 9), "knight on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
-    bishop_outpost: S = S(27, 6), "bishop on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
-    minor_behind_pawn: S = S(2, 9), "knight or bishop with a pawn of either colour directly in front of it";
-    bishop_pawns: S = S(-1, -4), "per own pawn on the squares of a bishop's colour";
-    king_protector: S = S(-1, 0), "per square of distance between a knight or bishop and its own king";
-    rook_behind_passer: S = S(6, 14), "rook behind an own passed pawn on its file, nothing between them";
+    bishop_pair: S = S(27, 47), "two or more bishops";
+    rook_open_file: S = S(41, -4), "rook on a file without pawns";
+    rook_half_open_file: S = S(21, 3), "rook on a file without own pawns but with enemy pawns";
+    queen_open_file: S = S(-4, -10), "queen on a file without pawns";
+    queen_half_open_file: S = S(2, 4), "queen on a file without own pawns but with enemy pawns";
+    rook_on_seventh: S = S(13, 19), "rook on the seventh rank with the enemy king or pawns on the eighth or seventh";
+    knight_outpost: S = S(22, 7), "knight on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
+    bishop_outpost: S = S(19, 6), "bishop on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
+    minor_behind_pawn: S = S(3, 10), "knight or bishop with a pawn of either colour directly in front of it";
+    bishop_pawns: S = S(-2, -4), "per own pawn on the squares of a bishop's colour";
+    king_protector: S = S(-2, -1), "per square of distance between a knight or bishop and its own king";
+    rook_behind_passer: S = S(5, 15), "rook behind an own passed pawn on its file, nothing between them";
     // King safety: linear pawn shelter
-    king_shield: [S; 4] = [S(11, -1), S(3, -1), S(0, -7), S(-20, 4)],
+    king_shield: [S; 4] = [S(11, -2), S(3, -1), S(-2, -7), S(-19, 5)],
         "nearest own pawn ahead of the king on its file or an adjacent one at distance 1, 2, 3+, none";
-    pawn_storm: [S; 4] = [S(-3, 33), S(-12, -4), S(10, -1), S(14, -3)],
+    pawn_storm: [S; 4] = [S(11, 34), S(-12, -4), S(12, -2), S(13, 0)],
         "nearest enemy pawn ahead of the king on its file or an adjacent one at distance 1, 2, 3, 4+";
     // King safety: danger units, summed and then applied non-linearly
-    king_attacker: [S; 4] = [S(53, 28), S(54, 5), S(24, 23), S(44, 3)],
+    king_attacker: [S; 4] = [S(48, 36), S(51, 5), S(31, 27), S(42, 3)],
         "danger: enemy piece of this type attacking the king zone";
-    king_zone_attacks: S = S(27, 14), "danger: per attack of an enemy piece on a king-zone square";
-    king_weak_squares: S = S(31, -1), "danger: king-zone square attacked by the enemy and defended by no pawn or minor or rook";
-    king_safe_check: [S; 4] = [S(98, 23), S(66, 24), S(126, 32), S(71, -3)],
+    king_zone_attacks: S = S(29, 11), "danger: per attack of an enemy piece on a king-zone square";
+    king_weak_squares: S = S(29, -4), "danger: king-zone square attacked by the enemy and defended by no pawn or minor or rook";
+    king_safe_check: [S; 4] = [S(107, 27), S(72, 27), S(137, 36), S(64, -5)],
         "danger: safe checking square for an enemy piece of this type";
-    king_danger_no_queen: S = S(-274, -56), "danger: the attacker has no queen";
-    king_danger_base: S = S(-44, -15), "danger: constant offset once the king is attacked";
+    king_danger_no_queen: S = S(-280, -54), "danger: the attacker has no queen";
+    king_danger_base: S = S(-47, -13), "danger: constant offset once the king is attacked";
     // Threats
-    threat_by_pawn: [S; 4] = [S(47, 14), S(41, 26), S(50, 23), S(28, 35)],
+    threat_by_pawn: [S; 4] = [S(48, 18), S(42, 26), S(50, 27), S(28, 35)],
         "enemy piece of this type attacked by a pawn";
-    threat_by_minor: [S; 2] = [S(47, 11), S(42, -1)], "enemy rook or queen attacked by a knight or bishop";
-    threat_rook_on_queen: S = S(42, 19), "enemy queen attacked by a rook";
-    threat_hanging: S = S(16, 3), "enemy piece (not pawn or king) attacked and undefended";
-    threat_pawn_push: S = S(10, 4), "enemy piece (not pawn or king) a safe pawn push would attack";
-    threat_by_king: S = S(13, 22), "the king attacks an undefended enemy piece or pawn";
+    threat_by_minor: [S; 2] = [S(46, 7), S(40, -4)], "enemy rook or queen attacked by a knight or bishop";
+    threat_rook_on_queen: S = S(41, 13), "enemy queen attacked by a rook";
+    threat_hanging: S = S(17, 4), "enemy piece (not pawn or king) attacked and undefended";
+    threat_pawn_push: S = S(13, 7), "enemy piece (not pawn or king) a safe pawn push would attack";
+    threat_by_king: S = S(18, 23), "the king attacks an undefended enemy piece or pawn";
     // Side to move
     tempo: S = S(10, 5), "bonus for the side to move";
 }
