@@ -214,10 +214,11 @@ const OWN_TEST: &[&str] = &[
     "history_prune_margin",
 ];
 
-/// Constants measured against another setting: those of techniques that
-/// are off by default, with the setting that switches them on, and the
-/// aspiration window's growth, which acts only once a search falls outside
-/// the first window (narrowed to its minimum for them).
+/// Parameters measured against another setting: the constants of
+/// techniques that are off by default, with the setting that switches them
+/// on; the aspiration window's growth, which acts only once a search falls
+/// outside the first window (narrowed to its minimum for them); and the
+/// singular multi-cut, which needs nodes deep enough to be singular.
 const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
     ("aspiration_widen", &[("aspiration_width_cp", "5")]),
     (
@@ -233,8 +234,8 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
     ("probcut_min_depth", &[("probcut", "true")]),
     ("probcut_margin_cp", &[("probcut", "true")]),
     ("probcut_reduction", &[("probcut", "true")]),
-    // Few depth-9 nodes reach the singular depth; a lower one gives the
-    // multi-cut enough candidates whatever the weights.
+    // Few depth-9 nodes reach the singular depth (none with the weights of
+    // `Bench: 1088566`); a lower one gives the multi-cut candidates.
     ("singular_multicut", &[("singular_min_depth", "6")]),
 ];
 

@@ -158,6 +158,16 @@ mod tests {
     }
 
     #[test]
+    fn forward_moves_a_rank_toward_the_enemy_and_drops_the_last() {
+        // e2 (12) -> e3 (20) for White, e7 (52) -> e6 (44) for Black.
+        assert_eq!(forward(1 << 12, true), 1 << 20);
+        assert_eq!(forward(1 << 52, false), 1 << 44);
+        // Off the board, not wrapped: a8 for White, h1 for Black.
+        assert_eq!(forward(1 << 56, true), 0);
+        assert_eq!(forward(1 << 7, false), 0);
+    }
+
+    #[test]
     fn distance_is_king_moves() {
         assert_eq!(distance(0, 63), 7);
         assert_eq!(distance(28, 28), 0);
