@@ -693,16 +693,26 @@ fn written_with_fingerprint(config: &Path) -> bool {
         .is_some_and(|v| v.get("max_start_failures").is_some())
 }
 
-/// A resumed run's config must still decide the games as it did. Without
-/// `fingerprint.json` there is nothing to compare: fine for a folder whose
-/// run played nothing yet (killed while claiming its folder: the
-/// fingerprint is written on) or that an older version wrote, refused for
-/// one this version wrote (`max_start_failures` in its config: the file
-/// was deleted). Returns whether the fingerprint is to be written.
+/// What a resume writes back into the run folder before playing on.
+#[derive(Default)]
+struct ResumeWrites {
+    fingerprint: bool,
+    /// More games than the run was started with (`--resume --games N`).
+    config: bool,
+}
+
+/// A resumed run's config must still decide the games as it did; only
+/// `games` may rise (pair `p`'s pairing and opening do not depend on it, so
+/// the pairs played stay and the new ones continue the seed's order).
+/// Without `fingerprint.json` there is nothing to compare: fine for a
+/// folder whose run played nothing yet (killed while claiming its folder:
+/// the fingerprint is written on) or that an older version wrote, refused
+/// for one this version wrote (`max_start_failures` in its config: the file
+/// was deleted).
 fn check_resumed_config(
     out: &Path,
     fingerprint: &BTreeMap<String, String>,
-) -> Result<bool, MatchError> {
+) -> Result<ResumeWrites, MatchError> {
     let path = out.join("fingerprint.json");
     match std::fs::read_to_string(&path) {
         Ok(text) => {
@@ -711,27 +721,46 @@ fn check_resumed_config(
                     path: path.clone(),
                     source: std::io::Error::other(e),
                 })?;
-            if old != *fingerprint {
-                return Err(MatchError::ConfigChanged {
-                    path: out.join("config.yaml"),
-                    keys: changed_keys(&old, fingerprint),
+            if old == *fingerprint {
+                return Ok(ResumeWrites::default());
+            }
+            if raises_games_only(&old, fingerprint) {
+                return Ok(ResumeWrites {
+                    fingerprint: true,
+                    config: true,
                 });
             }
-            Ok(false)
+            Err(MatchError::ConfigChanged {
+                path: out.join("config.yaml"),
+                keys: changed_keys(&old, fingerprint),
+            })
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let ledger = out.join("ledger.jsonl");
             let played = std::fs::metadata(&ledger).is_ok_and(|m| m.len() > 0);
             if !played {
-                Ok(true)
+                Ok(ResumeWrites {
+                    fingerprint: true,
+                    config: false,
+                })
             } else if written_with_fingerprint(&out.join("config.yaml")) {
                 Err(MatchError::FingerprintMissing { path })
             } else {
-                Ok(false)
+                Ok(ResumeWrites::default())
             }
         }
         Err(e) => Err(io_err(&path)(e)),
     }
+}
+
+/// Whether `new` differs from `old` only in a larger `games`.
+fn raises_games_only(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> bool {
+    let games = |m: &BTreeMap<String, String>| m.get("games").and_then(|g| g.parse::<u64>().ok());
+    let rest_equal = old
+        .iter()
+        .filter(|(k, _)| k.as_str() != "games")
+        .eq(new.iter().filter(|(k, _)| k.as_str() != "games"));
+    matches!((games(old), games(new)), (Some(a), Some(b)) if b > a) && rest_equal
 }
 
 /// Run (or resume) the match `cfg` into `opts.out_dir` and return the final
@@ -773,7 +802,11 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
 
     let fingerprint = config_fingerprint(&resolved);
     let fingerprint_text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default() + "\n";
-    let write_fingerprint = opts.resume && check_resumed_config(out, &fingerprint)?;
+    let writes = if opts.resume {
+        check_resumed_config(out, &fingerprint)?
+    } else {
+        ResumeWrites::default()
+    };
     // Before the folder is written; the runner checks again and warns.
     let workers = cfg.concurrency.min(total_pairs.max(1) as usize);
     check_concurrency(&cfg.engines, &cfg.settings.tc, workers)?;
@@ -801,7 +834,10 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     if lock.try_lock().is_err() {
         return Err(MatchError::InUse(out.clone()));
     }
-    if write_fingerprint {
+    if writes.config {
+        write_replace(&out.join("config.yaml"), &resolved.resolved_yaml())?;
+    }
+    if writes.fingerprint {
         write_replace(&fingerprint_path, &fingerprint_text)?;
     }
 

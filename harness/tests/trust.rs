@@ -168,6 +168,77 @@ fn resume_refuses_a_config_changed_in_what_decides_the_games() {
 }
 
 #[test]
+fn resume_with_more_games_keeps_the_pairs_played_and_plays_on_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    let played = std::fs::read_to_string(run.join("ledger.jsonl")).unwrap();
+    assert_eq!(played.lines().count(), 2);
+
+    // Fewer games would drop pairs already counted: refused.
+    let o = karsinta(
+        &["match", "--resume", "run", "--games", "2", "-q"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("games: 4 -> 2"), "{}", text(&o));
+
+    let o = karsinta(
+        &["match", "--resume", "run", "--games", "8", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(summary_json(&run)["games"], 8);
+    let ledger = std::fs::read_to_string(run.join("ledger.jsonl")).unwrap();
+    assert!(ledger.starts_with(&played), "{ledger}");
+    assert_eq!(ledger.lines().count(), 4);
+    let config = std::fs::read_to_string(run.join("config.yaml")).unwrap();
+    assert!(config.contains("games: 8"), "{config}");
+
+    // Pair for pair the openings of a run started with 8 games.
+    let o = karsinta(
+        &[
+            "match",
+            cfg.to_str().unwrap(),
+            "--games",
+            "8",
+            "--out",
+            "fresh",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let openings = |run: &Path| {
+        let mut v: Vec<(u64, u64)> = std::fs::read_to_string(run.join("ledger.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let e: serde_json::Value = serde_json::from_str(l).unwrap();
+                (e["pair"].as_u64().unwrap(), e["opening"].as_u64().unwrap())
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(openings(&run), openings(&dir.path().join("fresh")));
+    assert_eq!(
+        std::fs::read_to_string(run.join("fingerprint.json")).unwrap(),
+        std::fs::read_to_string(dir.path().join("fresh/fingerprint.json")).unwrap()
+    );
+
+    // The raised folder resumes as it is now.
+    let o = karsinta(&["match", "--resume", "run", "-q"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(summary_json(&run)["games"], 8);
+}
+
+#[test]
 fn new_runs_never_share_a_folder() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("results/x-20261124T101010Z");

@@ -35,8 +35,9 @@ pub struct Args {
     /// Continue the interrupted run in this folder from its ledger.
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
-    /// Games per pairing (with SPRT: the most games).
-    #[arg(long, conflicts_with = "resume")]
+    /// Games per pairing (with SPRT: the most games). With --resume: more
+    /// games than the run was started with; those played are kept.
+    #[arg(long)]
     pub games: Option<u64>,
     /// Games played at once (default: number of cores).
     #[arg(long, short = 'j')]
