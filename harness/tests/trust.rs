@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -36,6 +36,15 @@ fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// A 4-game run of the fake engines played to the end into `dir/run`: the
+/// config file and the run folder.
+fn finished_fake_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let cfg = fake_config(dir, &["--seed", "4"], "");
+    let o = karsinta(&["match", cfg.to_str().unwrap(), "--out", "run", "-q"], dir);
+    assert!(o.status.success(), "{}", text(&o));
+    (cfg, dir.join("run"))
 }
 
 /// A match config whose second engine is `cmd` (UCI) against an in-process one.
@@ -129,13 +138,7 @@ fn an_engine_that_can_no_longer_start_stops_the_run_and_keeps_the_games() {
 #[test]
 fn resume_refuses_a_config_changed_in_what_decides_the_games() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
-    let o = karsinta(
-        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
-        dir.path(),
-    );
-    assert!(o.status.success(), "{}", text(&o));
-    let run = dir.path().join("run");
+    let (_, run) = finished_fake_run(dir.path());
     let original = std::fs::read_to_string(run.join("config.yaml")).unwrap();
     for (from, to, key) in [
         (
@@ -170,13 +173,7 @@ fn resume_refuses_a_config_changed_in_what_decides_the_games() {
 #[test]
 fn resume_with_more_games_keeps_the_pairs_played_and_plays_on_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
-    let o = karsinta(
-        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
-        dir.path(),
-    );
-    assert!(o.status.success(), "{}", text(&o));
-    let run = dir.path().join("run");
+    let (cfg, run) = finished_fake_run(dir.path());
     let played = std::fs::read_to_string(run.join("ledger.jsonl")).unwrap();
     assert_eq!(played.lines().count(), 2);
 
@@ -346,13 +343,7 @@ fn a_kill_while_a_run_claims_its_folder_leaves_it_usable() {
 #[test]
 fn resume_without_the_fingerprint_it_wrote_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fake_config(dir.path(), &["--seed", "4"], "");
-    let o = karsinta(
-        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
-        dir.path(),
-    );
-    assert!(o.status.success(), "{}", text(&o));
-    let run = dir.path().join("run");
+    let (_, run) = finished_fake_run(dir.path());
     std::fs::remove_file(run.join("fingerprint.json")).unwrap();
     let o = resume_after(&run, |t| t.replace("seed: 5", "seed: 6"));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
