@@ -22,6 +22,7 @@ use std::time::Instant;
 use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
 use crate::eval::{evaluate_cached, PawnCache};
+use crate::lowlevel::ArrayList;
 use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
 use crate::position::{
@@ -947,25 +948,37 @@ impl<'a> Worker<'a> {
         {
             let mut cut = None;
             let child_depth = depth - ONE_PLY;
-            self.hashes.push(repetition_key(board));
+            // Every child's key first, each cluster prefetched, then the
+            // probes: the table reads overlap instead of waiting one by one.
+            let mut children = ArrayList::<(Move, u64), 256>::new();
             board.generate_moves(|pm| {
                 for mv in pm {
                     let mut child = board.clone();
                     child.play_unchecked(mv);
-                    if let Some(h) = self.tt.probe(child.hash(), ply + 1) {
-                        if h.depth >= child_depth
-                            && matches!(h.bound, Bound::Upper | Bound::Exact)
-                            && -h.score >= beta
-                            && (child.halfmove_clock() as i32) < sp.etc_max_halfmove
-                            && self.draw_score(&child).is_none()
-                        {
-                            cut = Some((mv, -h.score));
-                            return true;
-                        }
-                    }
+                    self.tt.prefetch(child.hash());
+                    children.push((mv, child.hash()));
                 }
                 false
             });
+            self.hashes.push(repetition_key(board));
+            for &(mv, child_key) in children.as_slice() {
+                let Some(h) = self.tt.probe(child_key, ply + 1) else {
+                    continue;
+                };
+                if h.depth >= child_depth
+                    && matches!(h.bound, Bound::Upper | Bound::Exact)
+                    && -h.score >= beta
+                {
+                    let mut child = board.clone();
+                    child.play_unchecked(mv);
+                    if (child.halfmove_clock() as i32) < sp.etc_max_halfmove
+                        && self.draw_score(&child).is_none()
+                    {
+                        cut = Some((mv, -h.score));
+                        break;
+                    }
+                }
+            }
             self.hashes.pop();
             if let Some((mv, v)) = cut {
                 self.tt_store(key, Some(mv), v, raw_eval, depth, Bound::Lower, ply);
@@ -1234,6 +1247,7 @@ impl<'a> Worker<'a> {
             let quiet = !capture && mv.promotion.is_none();
             let mut child = board.clone();
             child.play_unchecked(mv);
+            self.tt.prefetch(child.hash());
             let gives_check = !child.checkers().is_empty();
             // Late-move and futility pruning drop the remaining quiet moves
             // at once, but never a checking move.
@@ -1653,6 +1667,7 @@ impl<'a> Worker<'a> {
                 c.play_unchecked(mv);
                 c
             });
+            self.tt.prefetch(child.hash());
             self.stack[ply].play(
                 board.side_to_move(),
                 mv,
