@@ -23,7 +23,7 @@ use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
 use crate::eval::{evaluate_cached, PawnCache};
 use crate::lowlevel::ArrayList;
-use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode};
+use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode, MAX_MOVES};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
 use crate::position::{
     insufficient_material, legal_moves, move_to_uci, repetition_key, repetitions,
@@ -950,7 +950,7 @@ impl<'a> Worker<'a> {
             let child_depth = depth - ONE_PLY;
             // Every child's key first, each cluster prefetched, then the
             // probes: the table reads overlap instead of waiting one by one.
-            let mut children = ArrayList::<(Move, u64), 256>::new();
+            let mut children = ArrayList::<(Move, u64), MAX_MOVES>::new();
             board.generate_moves(|pm| {
                 for mv in pm {
                     let mut child = board.clone();
