@@ -791,6 +791,14 @@ impl<'a> Worker<'a> {
         evaluate_cached(board, self.ew, self.pawns)
     }
 
+    /// Start loading `key`'s table line for a probe soon (nothing with the
+    /// table switched off: no probe follows).
+    fn tt_prefetch(&self, key: u64) {
+        if self.sp.tt {
+            self.tt.prefetch(key);
+        }
+    }
+
     fn tt_probe(&self, key: u64, ply: usize) -> Option<TtHit> {
         if self.sp.tt {
             self.tt.probe(key, ply)
@@ -955,8 +963,9 @@ impl<'a> Worker<'a> {
                 for mv in pm {
                     let mut child = board.clone();
                     child.play_unchecked(mv);
-                    self.tt.prefetch(child.hash());
-                    children.push((mv, child.hash()));
+                    let child_key = child.hash();
+                    self.tt.prefetch(child_key);
+                    children.push((mv, child_key));
                 }
                 false
             });
@@ -1247,7 +1256,7 @@ impl<'a> Worker<'a> {
             let quiet = !capture && mv.promotion.is_none();
             let mut child = board.clone();
             child.play_unchecked(mv);
-            self.tt.prefetch(child.hash());
+            self.tt_prefetch(child.hash());
             let gives_check = !child.checkers().is_empty();
             // Late-move and futility pruning drop the remaining quiet moves
             // at once, but never a checking move.
@@ -1667,7 +1676,7 @@ impl<'a> Worker<'a> {
                 c.play_unchecked(mv);
                 c
             });
-            self.tt.prefetch(child.hash());
+            self.tt_prefetch(child.hash());
             self.stack[ply].play(
                 board.side_to_move(),
                 mv,
