@@ -46,6 +46,8 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("lmr_history_divisor", "0"),
     ("lmr_cut_node16", "16"),
     ("lmr_bad_captures", "true"),
+    ("lmr_tt_capture16", "16"),
+    ("lmr_deeper", "true"),
     ("ext_check", "0"),
     ("ext_check_see", "false"),
     ("ext_one_reply", "0"),

@@ -183,6 +183,9 @@ search_params! {
     lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
     lmr_cut_node16: i32 = 0, [0, 48; 4], "LMR: reduce this much more at expected cut nodes (1/16 ply)";
     lmr_bad_captures: bool = false, "LMR: reduce late captures that lose material by static exchange as late quiet moves are (without the history term)";
+    lmr_tt_capture16: i32 = 0, [0, 32; 2], "LMR: reduce quiet moves this much more at a node whose TT move is a capture (1/16 ply)";
+    lmr_deeper: bool = false, "LMR: a reduced move that beats alpha by more than lmr_deeper_margin_cp is re-searched a ply deeper than planned";
+    lmr_deeper_margin_cp: i32 = 64, [0, 300; 8], "LMR: how far above alpha (cp) a reduced move's score must land for lmr_deeper";
     lmr_history_divisor: i32 = 8000, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";

@@ -1245,6 +1245,9 @@ impl<'a> Worker<'a> {
             Frame::default()
         };
         let keys = self.order_keys(ply);
+        // A capture for TT move: the quiet moves are even less likely to
+        // matter here.
+        let tt_capture = tt_move.is_some_and(|m| captured_piece(board, m).is_some());
         while let Some(mv) = {
             let ctx = self.order_ctx(ply, keys);
             picker.next(board, &ctx)
@@ -1372,6 +1375,9 @@ impl<'a> Worker<'a> {
                 if cut_node {
                     r += sp.lmr_cut_node16;
                 }
+                if quiet && tt_capture {
+                    r += sp.lmr_tt_capture16;
+                }
                 if sp.lmr_killer_less16 != 0 && self.is_killer_or_counter(ply, us, mv) {
                     r -= sp.lmr_killer_less16;
                 }
@@ -1402,18 +1408,21 @@ impl<'a> Worker<'a> {
                 // alpha is searched again at full depth.
                 let mut s = -self.negamax(&child, -beta, -alpha, new_depth - r, ply + 1, false);
                 if r > 0 && s > alpha && !self.aborted {
-                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
+                    let d = new_depth + self.deeper(s, alpha);
+                    s = -self.negamax(&child, -beta, -alpha, d, ply + 1, false);
                 }
                 s
             } else {
                 // PVS: prove later moves worse with a null window; re-search
                 // unreduced, then with the full window when they are not.
                 let mut s = -self.negamax(&child, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+                let mut full_depth = new_depth;
                 if r > 0 && s > alpha && !self.aborted {
-                    s = -self.negamax(&child, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+                    full_depth += self.deeper(s, alpha);
+                    s = -self.negamax(&child, -alpha - 1, -alpha, full_depth, ply + 1, !cut_node);
                 }
                 if pv_node && s > alpha && s < beta && !self.aborted {
-                    s = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
+                    s = -self.negamax(&child, -beta, -alpha, full_depth, ply + 1, false);
                 }
                 s
             };
@@ -1495,6 +1504,19 @@ impl<'a> Worker<'a> {
         }
         self.tt_store(key, best_move, best, raw_eval, depth, bound, ply);
         best
+    }
+
+    /// The extra depth of the re-search of a reduced move whose reduced
+    /// search scored `s` above `alpha`: a ply with `lmr_deeper` when it
+    /// beat alpha by a wide margin (a surprise worth a closer look), else
+    /// none.
+    fn deeper(&self, s: i32, alpha: i32) -> i32 {
+        let sp = self.sp;
+        if sp.lmr_deeper && !is_mate_score(s) && s > alpha + sp.lmr_deeper_margin_cp {
+            ONE_PLY
+        } else {
+            0
+        }
     }
 
     /// Capture history after a cutoff at `ply`: the capture that cut (if

@@ -231,6 +231,7 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
         &[("ext_singular_double", "16")],
     ),
     ("corr_history_max_cp", &[("corr_history", "true")]),
+    ("lmr_deeper_margin_cp", &[("lmr_deeper", "true")]),
     ("probcut_min_depth", &[("probcut", "true")]),
     ("probcut_margin_cp", &[("probcut", "true")]),
     ("probcut_reduction", &[("probcut", "true")]),
