@@ -49,6 +49,29 @@ pub const ADJACENT_FILES: [u64; 8] = {
     out
 };
 
+/// `KING_FLANK[file]`: the files of the wing a king on `file` defends
+/// (Stockfish's flanks): a-c for the a-file, a-d for b and c, c-f for d
+/// and e, e-h for f and g, f-h for h.
+pub const KING_FLANK: [u64; 8] = {
+    let queen_side = file_bb(0) | file_bb(1) | file_bb(2) | file_bb(3);
+    let centre = file_bb(2) | file_bb(3) | file_bb(4) | file_bb(5);
+    let king_side = file_bb(4) | file_bb(5) | file_bb(6) | file_bb(7);
+    [
+        queen_side & !file_bb(3),
+        queen_side,
+        queen_side,
+        centre,
+        centre,
+        king_side,
+        king_side,
+        king_side & !file_bb(4),
+    ]
+};
+
+/// `CAMP[colour]`: a side's own half and the two ranks beyond it (0 =
+/// White: ranks 1-5), where attacks on its king's flank are counted.
+pub const CAMP: [u64; 2] = [(1 << 40) - 1, !((1 << 24) - 1)];
+
 /// `RANKS_AHEAD[colour][rank]`: [`ranks_ahead`] as a table (0 = White).
 pub const RANKS_AHEAD: [[u64; 8]; 2] = {
     let mut out = [[0; 8]; 2];

@@ -9,8 +9,8 @@ use cozy_chess::{
 };
 
 use super::masks::{
-    distance, file_bb, forward, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, FRONT, PASSED_SPAN,
-    RANKS_AHEAD,
+    distance, file_bb, forward, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, CAMP, FRONT, KING_FLANK,
+    PASSED_SPAN, RANKS_AHEAD,
 };
 use super::weights::{EvalWeights, IDX, S};
 use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
@@ -461,6 +461,33 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 cnt(ch & safe),
             );
         }
+        // Checks onto defended squares cost the checking piece, but they
+        // still tie the defence down. Queens are left out: giving up the
+        // queen for a check rarely pays.
+        let unsafe_checks = (checks[0] | checks[1] | checks[2]) & !atk.all & da.all;
+        danger(
+            IDX.king_unsafe_checks,
+            w.king_unsafe_checks,
+            cnt(unsafe_checks),
+        );
+        // The king's wing in its own half and two ranks beyond: where an
+        // attack gathers before it reaches the king zone.
+        let flank = KING_FLANK[def.king % 8] & CAMP[k];
+        danger(
+            IDX.king_flank_attacks,
+            w.king_flank_attacks,
+            cnt(flank & aa.all),
+        );
+        danger(
+            IDX.king_flank_defense,
+            w.king_flank_defense,
+            cnt(flank & da.all),
+        );
+        danger(
+            IDX.king_knight_defender,
+            w.king_knight_defender,
+            (da.by[0] & king_att[k] != 0) as i32,
+        );
         danger(
             IDX.king_danger_no_queen,
             w.king_danger_no_queen,

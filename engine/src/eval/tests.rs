@@ -364,3 +364,52 @@ fn piece_and_threat_terms_count_what_they_describe() {
         );
     }
 }
+
+/// Coefficient of danger weight `idx` for the king of colour `king` (0 =
+/// White) in the default-weight trace of `fen` (0 if it does not occur).
+fn danger_coef(fen: &str, king: usize, idx: usize) -> i16 {
+    trace(&board(fen), &EvalWeights::default()).danger[king]
+        .iter()
+        .find(|&&(i, _)| i as usize == idx)
+        .map_or(0, |&(_, c)| c)
+}
+
+#[test]
+fn king_flank_and_unsafe_check_terms_count_what_they_describe() {
+    const QUEEN: &str = "6k1/8/8/8/7q/8/5PPP/6K1 w - - 0 1";
+    const KNIGHT: &str = "6k1/8/8/8/7q/5N2/5PPP/6K1 w - - 0 1";
+    const ROOK_KNIGHT: &str = "4r1k1/8/8/8/7q/5N2/5PPP/6K1 w - - 0 1";
+    const ROOK: &str = "4r1k1/8/8/8/7q/8/5PPP/6K1 w - - 0 1";
+    // (position, king (0 = White), danger weight, expected coefficient).
+    let cases = [
+        // White's flank is e1-h5. The h4 queen hits e4 f4 g4 g5 h5 h3 g3
+        // h2 f2; the king and pawns cover f1 f2 g2 h1 h2 e3 f3 g3 h3.
+        (QUEEN, 0, IDX.king_flank_attacks, 9),
+        (QUEEN, 0, IDX.king_flank_defense, 9),
+        (QUEEN, 0, IDX.king_knight_defender, 0),
+        // A knight on f3 guards h2, next to the king, and adds e1 g1 h4 g5
+        // e5 to the defended flank.
+        (KNIGHT, 0, IDX.king_knight_defender, 1),
+        (KNIGHT, 0, IDX.king_flank_defense, 14),
+        // Re1+ is a check the f3 knight guards: unsafe; without it, safe.
+        (ROOK_KNIGHT, 0, IDX.king_unsafe_checks, 1),
+        (ROOK_KNIGHT, 0, IDX.king_safe_check + 2, 0),
+        (ROOK, 0, IDX.king_unsafe_checks, 0),
+        (ROOK, 0, IDX.king_safe_check + 2, 1),
+        // The first position colour-flipped: Black's flank is e4-h8.
+        (
+            "6k1/5ppp/8/7Q/8/8/8/6K1 b - - 0 1",
+            1,
+            IDX.king_flank_attacks,
+            9,
+        ),
+    ];
+    for (fen, king, idx, expected) in cases {
+        assert_eq!(
+            danger_coef(fen, king, idx),
+            expected,
+            "{}: {fen}",
+            EvalWeights::pair_name(idx)
+        );
+    }
+}

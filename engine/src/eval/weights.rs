@@ -296,7 +296,12 @@ impl EvalWeights {
 // - then every weight but the piece-square tables again, with six terms
 //   added at zero (`minor_behind_pawn`, `bishop_pawns`, `king_protector`,
 //   `rook_behind_passer`, `threat_pawn_push`, `threat_by_king`): the same
-//   7,000 games, 1000 epochs (configs/texel-terms.yaml).
+//   7,000 games, 1000 epochs (configs/texel-terms.yaml);
+// - then every weight again on fresh games (configs/texel-all.yaml);
+// - then four king-danger terms alone, added at zero (`king_unsafe_checks`,
+//   `king_flank_attacks`, `king_flank_defense`, `king_knight_defender`),
+//   every other weight fixed: 8,000 fresh games, 1000 epochs
+//   (configs/texel-king.yaml).
 // The `king_*` danger weights are in "danger units": their sum d enters the
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
@@ -433,6 +438,10 @@ eval_weights! {
     king_weak_squares: S = S(29, -4), "danger: king-zone square attacked by the enemy and defended by no pawn or minor or rook";
     king_safe_check: [S; 4] = [S(107, 27), S(72, 27), S(137, 36), S(64, -5)],
         "danger: safe checking square for an enemy piece of this type";
+    king_unsafe_checks: S = S(20, 8), "danger: checking square of an enemy knight, bishop or rook that the king's side defends";
+    king_flank_attacks: S = S(8, -13), "danger: square of the king's flank (its wing, in its own half and the two ranks beyond) attacked by the enemy";
+    king_flank_defense: S = S(-5, 8), "danger: square of the king's flank defended by the king's side";
+    king_knight_defender: S = S(-14, 4), "danger: a knight of the king's side guards a square next to the king";
     king_danger_no_queen: S = S(-280, -54), "danger: the attacker has no queen";
     king_danger_base: S = S(-47, -13), "danger: constant offset once the king is attacked";
     // Threats
