@@ -1245,9 +1245,10 @@ impl<'a> Worker<'a> {
             Frame::default()
         };
         let keys = self.order_keys(ply);
-        // A capture for TT move: the quiet moves are even less likely to
-        // matter here.
-        let tt_capture = tt_move.is_some_and(|m| captured_piece(board, m).is_some());
+        // With a capture as the TT move, the quiet moves matter even less
+        // (looked up only when `lmr_tt_capture16` acts).
+        let tt_capture =
+            sp.lmr_tt_capture16 != 0 && tt_move.is_some_and(|m| captured_piece(board, m).is_some());
         while let Some(mv) = {
             let ctx = self.order_ctx(ply, keys);
             picker.next(board, &ctx)
