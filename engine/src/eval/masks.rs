@@ -124,6 +124,22 @@ pub const fn pawn_attacks(pawns: u64, white: bool) -> u64 {
     }
 }
 
+/// Squares attacked by two of the pawns `pawns` of White (`white`) or Black.
+#[inline]
+pub const fn pawn_double_attacks(pawns: u64, white: bool) -> u64 {
+    if white {
+        ((pawns & !FILE_A) << 7) & ((pawns & !FILE_H) << 9)
+    } else {
+        ((pawns & !FILE_A) >> 9) & ((pawns & !FILE_H) >> 7)
+    }
+}
+
+/// The four centre squares d4, e4, d5, e5.
+pub const CENTRE: u64 = 0x0000_0018_1800_0000;
+
+/// Files c-f of a side's second to fourth ranks: where it gains space.
+pub const SPACE_MASK: [u64; 2] = [0x0000_0000_3C3C_3C00, 0x003C_3C3C_0000_0000];
+
 /// The squares `b` moves to one rank forward, for White (`white`) or Black.
 #[inline]
 pub const fn forward(b: u64, white: bool) -> u64 {

@@ -9,8 +9,8 @@ use cozy_chess::{
 };
 
 use super::masks::{
-    distance, file_bb, forward, pawn_attacks, ADJACENT_FILES, ATTACK_SPAN, CAMP, FRONT, KING_FLANK,
-    PASSED_SPAN, RANKS_AHEAD,
+    distance, file_bb, forward, pawn_attacks, pawn_double_attacks, ADJACENT_FILES, ATTACK_SPAN,
+    CAMP, CENTRE, FRONT, KING_FLANK, PASSED_SPAN, RANKS_AHEAD, SPACE_MASK,
 };
 use super::weights::{EvalWeights, IDX, S};
 use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
@@ -78,6 +78,10 @@ fn sq(i: usize) -> Square {
 
 const DARK_SQUARES: u64 = BitBoard::DARK_SQUARES.0;
 
+/// Non-pawn material of both sides, in pawn units, from which space counts
+/// (of 62 at the start: about the queens or two rooks off).
+const SPACE_UNITS: i32 = 46;
+
 /// Attack sets by piece kind gathered while scoring the pieces; the threat
 /// and king-danger terms need both sides' complete sets.
 #[derive(Default)]
@@ -85,6 +89,8 @@ struct Attacks {
     /// Knight, bishop, rook, queen attacks.
     by: [u64; 4],
     all: u64,
+    /// Squares attacked at least twice (pawns and king included).
+    twice: u64,
     /// Pieces per kind (N, B, R, Q) attacking the enemy king zone.
     king_attackers: [i32; 4],
     /// Sum over those pieces of the king-zone squares they attack.
@@ -130,17 +136,29 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 let rr = if white { rank } else { 7 - rank };
                 let front = FRONT[c][s];
                 let adjacent = ADJACENT_FILES[file] & us;
+                let stop = if white { s + 8 } else { s - 8 };
                 if us & front != 0 {
                     sink.add(IDX.pawn_doubled, w.pawn_doubled, sign);
                 }
+                // A weak pawn on a half-open file is a target for rooks.
+                let unopposed = them & front == 0;
                 if adjacent == 0 {
                     sink.add(IDX.pawn_isolated, w.pawn_isolated, sign);
+                    if unopposed {
+                        sink.add(IDX.pawn_weak_unopposed, w.pawn_weak_unopposed, sign);
+                    }
                 } else {
-                    let stop = if white { s + 8 } else { s - 8 };
                     let behind_or_level = adjacent & !RANKS_AHEAD[c][rank];
                     if behind_or_level == 0 && pawn_att[1 - c] & (1 << stop) != 0 {
                         sink.add(IDX.pawn_backward, w.pawn_backward, sign);
+                        if unopposed {
+                            sink.add(IDX.pawn_weak_unopposed, w.pawn_weak_unopposed, sign);
+                        }
                     }
+                }
+                if rr >= 4 && them & (1 << stop) != 0 {
+                    let i = rr - 4;
+                    sink.add(IDX.pawn_blocked + i, w.pawn_blocked[i], sign);
                 }
                 if adjacent & (0xFF << (8 * rank)) != 0 {
                     let i = rr - 1;
@@ -220,6 +238,8 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             0x0000_00FF_FFFF_0000
         };
         let a = &mut att[c];
+        a.all = pawn_att[c] | king_att[c];
+        a.twice = pawn_double_attacks(us.pawns, white) | (pawn_att[c] & king_att[c]);
         let zone = king_zone[1 - c];
         let all_pawns = us.pawns | them.pawns;
         // Terms shared by knights and bishops: a pawn in front shields a
@@ -232,7 +252,10 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let d = distance(s, us.king) as i32;
             sink.add(IDX.king_protector, w.king_protector, sign * d);
         };
-        let note_king_attack = |a: &mut Attacks, kind: usize, attacks: u64| {
+        let note_attacks = |a: &mut Attacks, kind: usize, attacks: u64| {
+            a.twice |= a.all & attacks;
+            a.all |= attacks;
+            a.by[kind] |= attacks;
             if attacks & zone != 0 {
                 a.king_attackers[kind] += 1;
                 a.king_zone_attacks += cnt(attacks & zone);
@@ -242,20 +265,18 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let i = rel(s);
             sink.add(IDX.psqt_knight + i, w.psqt_knight[i], sign);
             let attacks = get_knight_moves(sq(s)).0;
-            a.by[0] |= attacks;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_knight + m, w.mobility_knight[m], sign);
             if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
                 sink.add(IDX.knight_outpost, w.knight_outpost, sign);
             }
             minor_terms(sink, s);
-            note_king_attack(a, 0, attacks);
+            note_attacks(a, 0, attacks);
         }
         for s in bits(us.bishops) {
             let i = rel(s);
             sink.add(IDX.psqt_bishop + i, w.psqt_bishop[i], sign);
             let attacks = get_bishop_moves(sq(s), BitBoard(occ)).0;
-            a.by[1] |= attacks;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_bishop + m, w.mobility_bishop[m], sign);
             if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
@@ -272,7 +293,18 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             if n != 0 {
                 sink.add(IDX.bishop_pawns, w.bishop_pawns, sign * n);
             }
-            note_king_attack(a, 1, attacks);
+            let through_pawns = get_bishop_moves(sq(s), BitBoard(all_pawns)).0;
+            if cnt(through_pawns & CENTRE) > 1 {
+                sink.add(IDX.bishop_long_diagonal, w.bishop_long_diagonal, sign);
+            }
+            if attacks & zone == 0 && through_pawns & zone != 0 {
+                sink.add(IDX.slider_on_king_ring, w.slider_on_king_ring[0], sign);
+            }
+            let n = cnt(get_bishop_moves(sq(s), BitBoard::EMPTY).0 & them.pawns);
+            if n != 0 {
+                sink.add(IDX.bishop_xray_pawns, w.bishop_xray_pawns, sign * n);
+            }
+            note_attacks(a, 1, attacks);
         }
         let (seventh, eighth) = if white { (6, 7) } else { (1, 0) };
         let seventh_matters = them.king / 8 == eighth || them.pawns & (0xFF << (8 * seventh)) != 0;
@@ -280,7 +312,6 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let i = rel(s);
             sink.add(IDX.psqt_rook + i, w.psqt_rook[i], sign);
             let attacks = get_rook_moves(sq(s), BitBoard(occ)).0;
-            a.by[2] |= attacks;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_rook + m, w.mobility_rook[m], sign);
             let file = file_bb(s % 8);
@@ -288,18 +319,33 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 sink.add(IDX.rook_open_file, w.rook_open_file, sign);
             } else if us.pawns & file == 0 {
                 sink.add(IDX.rook_half_open_file, w.rook_half_open_file, sign);
+            } else if m <= 3 {
+                // Shut in by its own king on the corner's side; worse when
+                // castling can no longer free it.
+                let kf = us.king % 8;
+                if (kf < 4) == (s % 8 < kf) {
+                    let rights =
+                        board.castle_rights(if white { Color::White } else { Color::Black });
+                    let stuck = rights.short.is_none() && rights.long.is_none();
+                    sink.add(IDX.rook_trapped, w.rook_trapped, sign * (1 + stuck as i32));
+                }
+            }
+            if file & (us.queens | them.queens) != 0 {
+                sink.add(IDX.rook_on_queen_file, w.rook_on_queen_file, sign);
+            }
+            if attacks & zone == 0 && file & zone != 0 {
+                sink.add(IDX.slider_on_king_ring + 1, w.slider_on_king_ring[1], sign);
             }
             if s / 8 == seventh && seventh_matters {
                 sink.add(IDX.rook_on_seventh, w.rook_on_seventh, sign);
             }
-            note_king_attack(a, 2, attacks);
+            note_attacks(a, 2, attacks);
         }
         for s in bits(us.queens) {
             let i = rel(s);
             sink.add(IDX.psqt_queen + i, w.psqt_queen[i], sign);
             let attacks =
                 get_rook_moves(sq(s), BitBoard(occ)).0 | get_bishop_moves(sq(s), BitBoard(occ)).0;
-            a.by[3] |= attacks;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_queen + m, w.mobility_queen[m], sign);
             let file = file_bb(s % 8);
@@ -308,9 +354,11 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             } else if us.pawns & file == 0 {
                 sink.add(IDX.queen_half_open_file, w.queen_half_open_file, sign);
             }
-            note_king_attack(a, 3, attacks);
+            if rel_rank(s) >= 4 && them.pawns & ATTACK_SPAN[c][s] == 0 {
+                sink.add(IDX.queen_infiltration, w.queen_infiltration, sign);
+            }
+            note_attacks(a, 3, attacks);
         }
-        a.all = a.by[0] | a.by[1] | a.by[2] | a.by[3] | pawn_att[c] | king_att[c];
 
         // King: square table and pawn shelter on its file and the two beside
         // it (shifted inward on the edge, so always three files).
@@ -341,6 +389,8 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
     }
 
     // Threats, from the attacker's side.
+    let space_phase = sides[0].minor_major_units() + sides[1].minor_major_units() >= SPACE_UNITS;
+    let blocked = 2 * cnt(forward(sides[0].pawns, true) & sides[1].pawns);
     for c in 0..2 {
         let (us, them, a, d) = (&sides[c], &sides[1 - c], &att[c], &att[1 - c]);
         let white = c == 0;
@@ -382,6 +432,60 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         let loose = them.all & !(1 << them.king) & !d.all;
         if king_att[c] & loose != 0 {
             sink.add(IDX.threat_by_king, w.threat_by_king, sign);
+        }
+        // Squares the enemy holds by a pawn or by more attackers than ours.
+        let strong = pawn_att[1 - c] | (d.twice & !a.twice);
+        let n = cnt(a.all & d.all & !strong);
+        if n != 0 {
+            sink.add(IDX.threat_restricted, w.threat_restricted, sign * n);
+        }
+        let weak = them.all & !(1 << them.king) & a.all & !strong;
+        let n = cnt(weak & d.by[3]);
+        if n != 0 {
+            sink.add(
+                IDX.threat_weak_queen_protection,
+                w.threat_weak_queen_protection,
+                sign * n,
+            );
+        }
+        // Squares from which a piece would attack the lone enemy queen.
+        if cnt(them.queens) == 1 {
+            let q = sq(them.queens.trailing_zeros() as usize);
+            let safe = !(us.pawns | 1 << us.king) & !strong;
+            let imbalance = 1 + (us.queens == 0) as i32;
+            let n = cnt(get_knight_moves(q).0 & a.by[0] & safe);
+            if n != 0 {
+                sink.add(
+                    IDX.threat_knight_on_queen,
+                    w.threat_knight_on_queen,
+                    sign * n * imbalance,
+                );
+            }
+            let sliders = (get_bishop_moves(q, BitBoard(occ)).0 & a.by[1])
+                | (get_rook_moves(q, BitBoard(occ)).0 & a.by[2]);
+            let n = cnt(sliders & safe & a.twice);
+            if n != 0 {
+                sink.add(
+                    IDX.threat_slider_on_queen,
+                    w.threat_slider_on_queen,
+                    sign * n * imbalance,
+                );
+            }
+        }
+        // Space while enough pieces remain to use it: safe centre squares
+        // on the own side, twice if behind the pawns, weighted by the piece
+        // count and the blocked pawns.
+        if space_phase {
+            let safe = SPACE_MASK[c] & !us.pawns & !pawn_att[1 - c];
+            let behind = forward(us.pawns, !white);
+            let behind =
+                behind | forward(behind, !white) | forward(forward(behind, !white), !white);
+            let bonus = cnt(safe) + cnt(behind & safe & !d.all);
+            let weight = (cnt(us.all) - 3 + blocked.min(9)).max(0);
+            let n = bonus * weight * weight / 64;
+            if n != 0 {
+                sink.add(IDX.space, w.space, sign * n);
+            }
         }
     }
 

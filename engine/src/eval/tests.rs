@@ -413,3 +413,113 @@ fn king_flank_and_unsafe_check_terms_count_what_they_describe() {
         );
     }
 }
+
+#[test]
+fn stockfish_classical_terms_count_what_they_describe() {
+    // (position, weight, expected coefficient: White's count less Black's).
+    let cases = [
+        // a2 and a7 oppose each other; h7 is isolated on a half-open file.
+        (
+            "4k3/p6p/8/8/8/8/P7/4K3 w - - 0 1",
+            IDX.pawn_weak_unopposed,
+            -1,
+        ),
+        ("4k3/8/4p3/4P3/8/8/8/4K3 w - - 0 1", IDX.pawn_blocked, 1),
+        ("4k3/4p3/4P3/8/8/8/8/4K3 w - - 0 1", IDX.pawn_blocked + 1, 1),
+        ("3qk3/8/8/8/8/8/8/3RK3 w - - 0 1", IDX.rook_on_queen_file, 1),
+        // h1 rook behind the f1 king with one square (g1): doubled once
+        // castling rights are gone.
+        ("4k3/8/8/8/8/8/6PP/5K1R w - - 0 1", IDX.rook_trapped, 2),
+        ("4k3/8/8/8/8/8/6PP/4K2R w K - 0 1", IDX.rook_trapped, 1),
+        (
+            "4k3/8/8/8/8/8/6B1/4K3 w - - 0 1",
+            IDX.bishop_long_diagonal,
+            1,
+        ),
+        (
+            "4k3/8/8/8/4p3/8/6B1/4K3 w - - 0 1",
+            IDX.bishop_long_diagonal,
+            0,
+        ),
+        // c1's diagonals hold f4 and h6, whatever stands between.
+        (
+            "4k3/8/7p/8/5p2/8/8/2B1K3 w - - 0 1",
+            IDX.bishop_xray_pawns,
+            2,
+        ),
+        // a3 aims at e7 behind its own c5 knight; d1 at d7 behind d4.
+        (
+            "4k3/8/8/2N5/8/B7/8/4K3 w - - 0 1",
+            IDX.slider_on_king_ring,
+            1,
+        ),
+        (
+            "4k3/8/8/8/3P4/8/8/3RK3 w - - 0 1",
+            IDX.slider_on_king_ring + 1,
+            1,
+        ),
+        ("4k3/8/4Q3/8/8/8/8/4K3 b - - 0 1", IDX.queen_infiltration, 1),
+        (
+            "4k3/3p4/4Q3/8/8/8/8/4K3 b - - 0 1",
+            IDX.queen_infiltration,
+            0,
+        ),
+        // Both rooks hold d2-d7; e2 makes d3 White's strong square.
+        (
+            "3r3k/8/8/8/8/8/4P3/K2R4 w - - 0 1",
+            IDX.threat_restricted,
+            1,
+        ),
+        // The d5 knight, attacked by the d1 rook, has only its queen.
+        (
+            "3qk3/8/8/3n4/8/8/8/3RK3 w - - 0 1",
+            IDX.threat_weak_queen_protection,
+            1,
+        ),
+        // Nd1 reaches c3 and e3, each attacking d5; doubled for the queen
+        // White lacks.
+        (
+            "7k/8/8/3q4/8/8/8/3NK3 w - - 0 1",
+            IDX.threat_knight_on_queen,
+            4,
+        ),
+        // g5, held by the e3 bishop and the g1 rook, is on d8's diagonal.
+        (
+            "3q3k/8/8/8/8/4B3/8/K5R1 w - - 0 1",
+            IDX.threat_slider_on_queen,
+            2,
+        ),
+        // d4 and e4: White has 8 safe squares and 4 behind its pawns,
+        // 12 * 13^2 / 64 = 31; they take c5-f5 from Black, 4 * 13^2 / 64
+        // = 10.
+        (
+            "rnbqkbnr/pppppppp/8/8/3PP3/8/PPP2PPP/RNBQKBNR b KQkq - 0 1",
+            IDX.space,
+            21,
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            IDX.space,
+            0,
+        ),
+        // Colour-flipped: the counts change sign.
+        (
+            "4k3/6b1/8/8/8/8/8/4K3 b - - 0 1",
+            IDX.bishop_long_diagonal,
+            -1,
+        ),
+        (
+            "k2r4/4p3/8/8/8/8/8/3R3K b - - 0 1",
+            IDX.threat_restricted,
+            -1,
+        ),
+    ];
+    for (fen, idx, expected) in cases {
+        assert_eq!(
+            coef(fen, idx),
+            expected,
+            "{}: {fen}",
+            EvalWeights::pair_name(idx)
+        );
+    }
+}

@@ -301,7 +301,11 @@ impl EvalWeights {
 // - then four king-danger terms alone, added at zero (`king_unsafe_checks`,
 //   `king_flank_attacks`, `king_flank_defense`, `king_knight_defender`),
 //   every other weight fixed: 8,000 fresh games, 1000 epochs
-//   (configs/texel-king.yaml).
+//   (configs/texel-king.yaml);
+// - then thirteen terms of Stockfish's classical evaluation alone, added at
+//   zero (`pawn_weak_unopposed` to `threat_slider_on_queen`), every other
+//   weight fixed: 8,000 fresh games, 1000 epochs
+//   (configs/texel-classical.yaml).
 // The `king_*` danger weights are in "danger units": their sum d enters the
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
@@ -399,6 +403,8 @@ eval_weights! {
         "pawn defended by an own pawn, by relative rank (index 0 = rank 3)";
     passed_pawn: [S; 6] = [S(-3, 1), S(-10, 26), S(-8, 50), S(20, 75), S(49, 84), S(132, 85)],
         "passed pawn by relative rank (index 0 = rank 2)";
+    pawn_weak_unopposed: S = S(-4, -4), "isolated or backward pawn with no enemy pawn ahead on its file";
+    pawn_blocked: [S; 2] = [S(-5, 0), S(4, -3)], "pawn on the fifth or sixth rank blocked by an enemy pawn";
     passed_free_path: [S; 6] = [S(6, 6), S(-13, 0), S(-8, 8), S(5, 15), S(28, 42), S(44, 84)],
         "passed pawn whose path to promotion is empty, by relative rank";
     passed_own_king_dist: [S; 8] = [
@@ -426,6 +432,14 @@ eval_weights! {
     bishop_pawns: S = S(-2, -4), "per own pawn on the squares of a bishop's colour";
     king_protector: S = S(-2, -1), "per square of distance between a knight or bishop and its own king";
     rook_behind_passer: S = S(5, 15), "rook behind an own passed pawn on its file, nothing between them";
+    rook_on_queen_file: S = S(4, 12), "rook on a file with a queen of either colour";
+    rook_trapped: S = S(-9, 3), "rook on a file with own pawns, at most three safe squares, between its king and the corner (x2 without castling rights)";
+    bishop_long_diagonal: S = S(5, 1), "bishop that sees two centre squares through the pawns";
+    bishop_xray_pawns: S = S(-3, 0), "per enemy pawn on a bishop's diagonals, pieces ignored";
+    slider_on_king_ring: [S; 2] = [S(16, 11), S(3, -8)],
+        "bishop (through the pawns) or rook (its file) aimed at the enemy king zone without attacking it";
+    queen_infiltration: S = S(7, 5), "queen in the enemy half on a square no enemy pawn can attack";
+    space: S = S(0, -3), "safe centre squares behind the pawn line (doubled behind the pawns), times the squared piece count / 64";
     // King safety: linear pawn shelter
     king_shield: [S; 4] = [S(11, -2), S(3, -1), S(-2, -7), S(-19, 5)],
         "nearest own pawn ahead of the king on its file or an adjacent one at distance 1, 2, 3+, none";
@@ -452,6 +466,10 @@ eval_weights! {
     threat_hanging: S = S(17, 4), "enemy piece (not pawn or king) attacked and undefended";
     threat_pawn_push: S = S(13, 7), "enemy piece (not pawn or king) a safe pawn push would attack";
     threat_by_king: S = S(18, 23), "the king attacks an undefended enemy piece or pawn";
+    threat_restricted: S = S(2, 0), "square attacked by both sides that the enemy does not strongly protect";
+    threat_weak_queen_protection: S = S(4, 15), "attacked enemy piece or pawn, not strongly protected, that the enemy queen defends";
+    threat_knight_on_queen: S = S(6, -3), "safe square from which a knight would attack the lone enemy queen (x2 without an own queen)";
+    threat_slider_on_queen: S = S(7, -6), "safe square attacked twice from which a bishop or rook would attack the lone enemy queen (x2 without an own queen)";
     // Side to move
     tempo: S = S(10, 5), "bonus for the side to move";
 }
