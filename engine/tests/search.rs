@@ -238,6 +238,9 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
     // Few depth-9 nodes reach the singular depth (none with the weights of
     // `Bench: 1088566`); a lower one gives the multi-cut candidates.
     ("singular_multicut", &[("singular_min_depth", "6")]),
+    // Likewise the negative extension (none with the weights of
+    // `Bench: 1069621`).
+    ("singular_negative16", &[("singular_min_depth", "6")]),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.

@@ -217,6 +217,10 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 w.passed_own_king_dist[own],
                 sign,
             );
+            let edge = (s % 8).min(7 - s % 8) as i32;
+            if edge != 0 {
+                sink.add(IDX.passed_file, w.passed_file, sign * edge);
+            }
             let enemy = distance(them.king, stop);
             sink.add(
                 IDX.passed_enemy_king_dist + enemy,
@@ -267,8 +271,17 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let attacks = get_knight_moves(sq(s)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_knight + m, w.mobility_knight[m], sign);
-            if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
+            let outpost = |t: usize| {
+                1u64 << t & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][t] == 0
+            };
+            if outpost(s) {
                 sink.add(IDX.knight_outpost, w.knight_outpost, sign);
+            } else if bits(attacks & outpost_ranks & pawn_att[c] & !us.all).any(outpost) {
+                sink.add(
+                    IDX.knight_reachable_outpost,
+                    w.knight_reachable_outpost,
+                    sign,
+                );
             }
             minor_terms(sink, s);
             note_attacks(a, 0, attacks);
@@ -365,6 +378,18 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         let k = us.king;
         let i = rel(k);
         sink.add(IDX.psqt_king + i, w.psqt_king[i], sign);
+        // The endgame king belongs near its pawns, and a wing without pawns
+        // is open to the enemy's pieces.
+        if let Some(d) = bits(us.pawns).map(|p| distance(k, p)).min() {
+            sink.add(
+                IDX.king_pawn_distance,
+                w.king_pawn_distance,
+                sign * d as i32,
+            );
+        }
+        if all_pawns & KING_FLANK[k % 8] == 0 {
+            sink.add(IDX.king_pawnless_flank, w.king_pawnless_flank, sign);
+        }
         let centre = (k % 8).clamp(1, 6);
         let ahead = RANKS_AHEAD[c][k / 8];
         for f in centre - 1..=centre + 1 {
@@ -440,6 +465,24 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             sink.add(IDX.threat_restricted, w.threat_restricted, sign * n);
         }
         let weak = them.all & !(1 << them.king) & a.all & !strong;
+        let minor_victims = [weak & them.pawns, them.knights, them.bishops];
+        for (i, v) in minor_victims.into_iter().enumerate() {
+            let n = cnt(v & minor);
+            if n != 0 {
+                sink.add(
+                    IDX.threat_minor_on_minor + i,
+                    w.threat_minor_on_minor[i],
+                    sign * n,
+                );
+            }
+        }
+        let rook_victims = [them.pawns, them.knights, them.bishops, them.rooks];
+        for (i, v) in rook_victims.into_iter().enumerate() {
+            let n = cnt(v & weak & a.by[2]);
+            if n != 0 {
+                sink.add(IDX.threat_by_rook + i, w.threat_by_rook[i], sign * n);
+            }
+        }
         let n = cnt(weak & d.by[3]);
         if n != 0 {
             sink.add(

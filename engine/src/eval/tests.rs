@@ -502,7 +502,58 @@ fn stockfish_classical_terms_count_what_they_describe() {
             IDX.space,
             0,
         ),
+        ("4k3/8/8/2P5/8/8/8/4K3 w - - 0 1", IDX.passed_file, 2),
+        // Nc3 reaches d5, which e4 defends and no black pawn can attack;
+        // then c7 can.
+        (
+            "4k3/8/8/8/4P3/2N5/8/4K3 w - - 0 1",
+            IDX.knight_reachable_outpost,
+            1,
+        ),
+        (
+            "4k3/2p5/8/8/4P3/2N5/8/4K3 w - - 0 1",
+            IDX.knight_reachable_outpost,
+            0,
+        ),
+        (
+            "4k3/8/8/3n4/8/8/6B1/4K3 w - - 0 1",
+            IDX.threat_minor_on_minor + 1,
+            1,
+        ),
+        // A pawn counts only when nothing protects it strongly.
+        (
+            "4k3/8/8/3p4/8/8/6B1/4K3 w - - 0 1",
+            IDX.threat_minor_on_minor,
+            1,
+        ),
+        (
+            "4k3/8/4p3/3p4/8/8/6B1/4K3 w - - 0 1",
+            IDX.threat_minor_on_minor,
+            0,
+        ),
+        (
+            "4k3/8/8/3b4/8/8/8/3RK3 w - - 0 1",
+            IDX.threat_by_rook + 2,
+            1,
+        ),
+        (
+            "4k3/8/4p3/3b4/8/8/8/3RK3 w - - 0 1",
+            IDX.threat_by_rook + 2,
+            0,
+        ),
+        ("4k3/8/8/8/8/8/P7/4K3 w - - 0 1", IDX.king_pawn_distance, 4),
+        // g1's flank (e-h) has no pawns; b8's (a-d) has a7 and a2.
+        (
+            "1k6/p7/8/8/8/8/P7/6K1 w - - 0 1",
+            IDX.king_pawnless_flank,
+            1,
+        ),
         // Colour-flipped: the counts change sign.
+        (
+            "6k1/p7/8/8/8/8/P7/1K6 b - - 0 1",
+            IDX.king_pawnless_flank,
+            -1,
+        ),
         (
             "4k3/6b1/8/8/8/8/8/4K3 b - - 0 1",
             IDX.bishop_long_diagonal,

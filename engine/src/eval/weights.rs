@@ -305,7 +305,11 @@ impl EvalWeights {
 // - then thirteen terms of Stockfish's classical evaluation alone, added at
 //   zero (`pawn_weak_unopposed` to `threat_slider_on_queen`), every other
 //   weight fixed: 8,000 fresh games, 1000 epochs
-//   (configs/texel-classical.yaml).
+//   (configs/texel-classical.yaml);
+// - then six more of them alone, added at zero (`knight_reachable_outpost`,
+//   `threat_minor_on_minor`, `threat_by_rook`, `king_pawn_distance`,
+//   `king_pawnless_flank`, `passed_file`), on the same games
+//   (configs/texel-classical2.yaml).
 // The `king_*` danger weights are in "danger units": their sum d enters the
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
@@ -427,6 +431,7 @@ eval_weights! {
     queen_half_open_file: S = S(2, 4), "queen on a file without own pawns but with enemy pawns";
     rook_on_seventh: S = S(13, 19), "rook on the seventh rank with the enemy king or pawns on the eighth or seventh";
     knight_outpost: S = S(22, 7), "knight on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
+    knight_reachable_outpost: S = S(13, 6), "knight not on an outpost that attacks an empty one";
     bishop_outpost: S = S(19, 6), "bishop on ranks 4-6, defended by a pawn, that no enemy pawn can attack";
     minor_behind_pawn: S = S(3, 10), "knight or bishop with a pawn of either colour directly in front of it";
     bishop_pawns: S = S(-2, -4), "per own pawn on the squares of a bishop's colour";
@@ -470,6 +475,13 @@ eval_weights! {
     threat_weak_queen_protection: S = S(4, 15), "attacked enemy piece or pawn, not strongly protected, that the enemy queen defends";
     threat_knight_on_queen: S = S(6, -3), "safe square from which a knight would attack the lone enemy queen (x2 without an own queen)";
     threat_slider_on_queen: S = S(7, -6), "safe square attacked twice from which a bishop or rook would attack the lone enemy queen (x2 without an own queen)";
+    threat_minor_on_minor: [S; 3] = [S(0, 14), S(11, 12), S(28, 13)],
+        "enemy pawn (not strongly protected), knight or bishop attacked by a knight or bishop";
+    threat_by_rook: [S; 4] = [S(-3, 12), S(18, 17), S(16, 18), S(10, 6)],
+        "enemy pawn, knight, bishop or rook, not strongly protected, attacked by a rook";
+    king_pawn_distance: S = S(3, -12), "distance from the king to its nearest own pawn";
+    king_pawnless_flank: S = S(23, -24), "no pawn of either colour on the king's flank";
+    passed_file: S = S(-2, -1), "passed pawn, per file of distance from the edge";
     // Side to move
     tempo: S = S(10, 5), "bonus for the side to move";
 }
