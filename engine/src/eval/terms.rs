@@ -241,6 +241,11 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         } else {
             0x0000_00FF_FFFF_0000
         };
+        // A square on ranks 4-6 an own pawn defends and no enemy pawn can
+        // ever attack.
+        let outpost = |t: usize| {
+            1u64 << t & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][t] == 0
+        };
         let a = &mut att[c];
         a.all = pawn_att[c] | king_att[c];
         a.twice = pawn_double_attacks(us.pawns, white) | (pawn_att[c] & king_att[c]);
@@ -271,9 +276,6 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let attacks = get_knight_moves(sq(s)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_knight + m, w.mobility_knight[m], sign);
-            let outpost = |t: usize| {
-                1u64 << t & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][t] == 0
-            };
             if outpost(s) {
                 sink.add(IDX.knight_outpost, w.knight_outpost, sign);
             } else if bits(attacks & outpost_ranks & pawn_att[c] & !us.all).any(outpost) {
@@ -292,7 +294,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let attacks = get_bishop_moves(sq(s), BitBoard(occ)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_bishop + m, w.mobility_bishop[m], sign);
-            if 1u64 << s & outpost_ranks & pawn_att[c] != 0 && them.pawns & ATTACK_SPAN[c][s] == 0 {
+            if outpost(s) {
                 sink.add(IDX.bishop_outpost, w.bishop_outpost, sign);
             }
             minor_terms(sink, s);

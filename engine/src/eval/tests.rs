@@ -56,6 +56,18 @@ fn coef(fen: &str, idx: usize) -> i16 {
         .map_or(0, |&(_, c)| c)
 }
 
+/// Checks each (position, weight, expected coefficient) of a term table.
+fn assert_coefs(cases: &[(&str, usize, i16)]) {
+    for &(fen, idx, expected) in cases {
+        assert_eq!(
+            coef(fen, idx),
+            expected,
+            "{}: {fen}",
+            EvalWeights::pair_name(idx)
+        );
+    }
+}
+
 fn eval(fen: &str) -> i32 {
     evaluate(&board(fen), &EvalWeights::default())
 }
@@ -355,14 +367,7 @@ fn piece_and_threat_terms_count_what_they_describe() {
         // Defended by the black bishop on h5 it is not loose.
         ("4k3/8/8/7b/8/8/4n3/4K3 w - - 0 1", IDX.threat_by_king, 0),
     ];
-    for (fen, idx, expected) in cases {
-        assert_eq!(
-            coef(fen, idx),
-            expected,
-            "{}: {fen}",
-            EvalWeights::pair_name(idx)
-        );
-    }
+    assert_coefs(&cases);
 }
 
 /// Coefficient of danger weight `idx` for the king of colour `king` (0 =
@@ -565,12 +570,5 @@ fn stockfish_classical_terms_count_what_they_describe() {
             -1,
         ),
     ];
-    for (fen, idx, expected) in cases {
-        assert_eq!(
-            coef(fen, idx),
-            expected,
-            "{}: {fen}",
-            EvalWeights::pair_name(idx)
-        );
-    }
+    assert_coefs(&cases);
 }
