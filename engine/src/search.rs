@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
-use crate::eval::{evaluate_cached, PawnCache};
+use crate::eval::{evaluate_cached, EvalCache};
 use crate::lowlevel::ArrayList;
 use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode, MAX_MOVES};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
@@ -92,7 +92,7 @@ pub struct Searcher {
     heur: Box<Heuristics>,
     lmr: LmrTable,
     /// Pawn-structure terms of the current evaluation weights.
-    pawns: PawnCache,
+    eval_cache: EvalCache,
 }
 
 impl Searcher {
@@ -110,7 +110,7 @@ impl Searcher {
             tt: TransTable::new(mb.max(crate::tt::HASH_MIN_MB)),
             heur: Box::new(Heuristics::new()),
             lmr,
-            pawns: PawnCache::new(),
+            eval_cache: EvalCache::new(),
         }
     }
 
@@ -125,7 +125,7 @@ impl Searcher {
     pub fn set_params(&mut self, params: Params) {
         if params.eval != self.params.eval {
             self.tt.clear();
-            self.pawns.clear();
+            self.eval_cache.clear();
         }
         self.lmr = LmrTable::new(&params.search);
         self.params = params;
@@ -181,7 +181,7 @@ impl Searcher {
             &mut self.tt,
             &mut self.heur,
             &self.lmr,
-            &mut self.pawns,
+            &mut self.eval_cache,
             stop,
             start,
             budget(limits, board.side_to_move(), &self.params.search),
@@ -206,7 +206,7 @@ impl Searcher {
             &mut self.tt,
             &mut self.heur,
             &self.lmr,
-            &mut self.pawns,
+            &mut self.eval_cache,
             stop,
             Instant::now(),
             TimeBudget::default(),
@@ -313,7 +313,7 @@ struct Worker<'a> {
     tt: &'a mut TransTable,
     heur: &'a mut Heuristics,
     lmr: &'a LmrTable,
-    pawns: &'a mut PawnCache,
+    eval_cache: &'a mut EvalCache,
     values: PieceValues,
     stop: &'a AtomicBool,
     start: Instant,
@@ -363,7 +363,7 @@ impl<'a> Worker<'a> {
         tt: &'a mut TransTable,
         heur: &'a mut Heuristics,
         lmr: &'a LmrTable,
-        pawns: &'a mut PawnCache,
+        eval_cache: &'a mut EvalCache,
         stop: &'a AtomicBool,
         start: Instant,
         budget: TimeBudget,
@@ -385,7 +385,7 @@ impl<'a> Worker<'a> {
             tt,
             heur,
             lmr,
-            pawns,
+            eval_cache,
             values,
             stop,
             start,
@@ -788,7 +788,7 @@ impl<'a> Worker<'a> {
     }
 
     fn evaluate(&mut self, board: &Board) -> i32 {
-        evaluate_cached(board, self.ew, self.pawns)
+        evaluate_cached(board, self.ew, self.eval_cache)
     }
 
     /// Start loading `key`'s table line for a probe soon (nothing with the
@@ -1825,8 +1825,8 @@ mod tests {
     }
 
     #[test]
-    fn new_eval_weights_start_a_new_pawn_cache() {
-        // The pawn cache must not keep scores of the old weights: after
+    fn new_eval_weights_start_a_new_eval_cache() {
+        // The evaluation cache must not keep scores of the old weights: after
         // set_params the search is the one a fresh searcher makes.
         let pos = Position::from_fen("4k3/pp3ppp/2p5/3p4/3P4/2P5/PP3PPP/4K3 w - - 0 1").unwrap();
         let limits = Limits {

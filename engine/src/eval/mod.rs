@@ -2,18 +2,20 @@
 //! [`weights`], written once in `terms.rs` and generic over an [`EvalSink`]
 //! that decides where each term goes. [`evaluate`] sums a score (no
 //! allocation, the bookkeeping compiles away; [`evaluate_cached`] is the
-//! same sum with the pawn structure looked up in a [`PawnCache`], what the
-//! search calls); [`trace`] records the
+//! same sum with the pawn structure and the material imbalance looked up in
+//! an [`EvalCache`], what the search calls); [`trace`] records the
 //! coefficient of every weight for Texel tuning (see [`Trace`]), which
 //! [`TraceView`] scores in floating point with an analytic gradient.
 //!
-//! Terms (weights named in [`weights`]): material; piece-square tables;
+//! Terms (weights named in [`weights`]): material and its imbalance
+//! (products of piece counts); piece-square tables;
 //! mobility by safe squares per piece type; pawn structure (doubled, isolated,
 //! backward, phalanx and supported by rank, passed by rank with free-path and
 //! king-distance terms); bishop pair; rooks and queens on open and half-open
 //! files, rook on the seventh; knight and bishop outposts; king shelter (pawn
 //! shield and storm) and king danger (attackers by type, attacked zone
-//! squares, weak squares, safe checks; non-linear); threats (pawn and minor
+//! squares, weak squares, safe and unsafe checks, flank attacks, pinned
+//! blockers, mobility; non-linear); threats (pawn and minor
 //! attacks on pieces, rook on queen, hanging pieces); tempo.
 //!
 //! Score shape: `linear terms + king-safety (non-linear)`, then the endgame
@@ -23,21 +25,21 @@
 //! knight/bishop 1, rook 2, queen 4). Everything is computed from White's view
 //! and negated for Black to move, so colour-flipped positions score the same.
 
+mod cache;
 mod gradient;
 mod masks;
-mod pawn_cache;
 mod terms;
 mod trace;
 pub mod weights;
 
 use cozy_chess::{Board, BoardBuilder, Color, Square};
 
+pub use cache::{pawn_hash, EvalCache};
 pub use gradient::{
     flat_f64, king_danger_penalty_f, taper_f, FloatEval, TraceView, MAX_ROUNDING_CP,
 };
 /// Set-wise pawn attacks, for move ordering's threat maps too.
 pub(crate) use masks::pawn_attacks;
-pub use pawn_cache::{pawn_hash, PawnCache};
 pub use trace::Trace;
 use weights::{EvalWeights, S};
 
@@ -79,12 +81,23 @@ pub trait EvalSink {
         let _ = pawns;
         terms(self)
     }
+    /// The material-imbalance terms of `key`, both sides' piece counts
+    /// packed: `terms` reports them to the sink. They depend on the counts
+    /// alone, so a summing sink may answer from a cache.
+    #[inline(always)]
+    fn material(&mut self, key: u64, terms: impl FnOnce(&mut Self))
+    where
+        Self: Sized,
+    {
+        let _ = key;
+        terms(self)
+    }
 }
 
 /// The summing sink behind [`evaluate`]: indices are ignored.
 struct ScoreSink<'c> {
     total: S,
-    pawns: Option<&'c mut PawnCache>,
+    cache: Option<&'c mut EvalCache>,
 }
 
 impl EvalSink for ScoreSink<'_> {
@@ -104,7 +117,7 @@ impl EvalSink for ScoreSink<'_> {
         pawns: [u64; 2],
         terms: impl FnOnce(&mut Self) -> [u64; 2],
     ) -> [u64; 2] {
-        if let Some((score, passed)) = self.pawns.as_ref().and_then(|c| c.get(pawns)) {
+        if let Some((score, passed)) = self.cache.as_ref().and_then(|c| c.get_pawns(pawns)) {
             self.total += score;
             return passed;
         }
@@ -112,10 +125,23 @@ impl EvalSink for ScoreSink<'_> {
         let before = self.total;
         let passed = terms(self);
         let score = self.total - before;
-        if let Some(cache) = self.pawns.as_mut() {
-            cache.put(pawns, score, passed);
+        if let Some(cache) = self.cache.as_mut() {
+            cache.put_pawns(pawns, score, passed);
         }
         passed
+    }
+    #[inline(always)]
+    fn material(&mut self, key: u64, terms: impl FnOnce(&mut Self)) {
+        if let Some(score) = self.cache.as_ref().and_then(|c| c.get_material(key)) {
+            self.total += score;
+            return;
+        }
+        let before = self.total;
+        terms(self);
+        let score = self.total - before;
+        if let Some(cache) = self.cache.as_mut() {
+            cache.put_material(key, score);
+        }
     }
 }
 
@@ -124,9 +150,9 @@ pub fn evaluate(board: &Board, w: &EvalWeights) -> i32 {
     from_side_to_move(board, evaluate_white_with(board, w, None))
 }
 
-/// [`evaluate`] answering the pawn structure from `cache` (which must hold
-/// only entries made with `w`): the same score, faster.
-pub fn evaluate_cached(board: &Board, w: &EvalWeights, cache: &mut PawnCache) -> i32 {
+/// [`evaluate`] answering the pawn structure and the imbalance from `cache`
+/// (which must hold only entries made with `w`): the same score, faster.
+pub fn evaluate_cached(board: &Board, w: &EvalWeights, cache: &mut EvalCache) -> i32 {
     from_side_to_move(board, evaluate_white_with(board, w, Some(cache)))
 }
 
@@ -143,13 +169,13 @@ pub fn evaluate_white(board: &Board, w: &EvalWeights) -> i32 {
     evaluate_white_with(board, w, None)
 }
 
-fn evaluate_white_with(board: &Board, w: &EvalWeights, pawns: Option<&mut PawnCache>) -> i32 {
+fn evaluate_white_with(board: &Board, w: &EvalWeights, cache: Option<&mut EvalCache>) -> i32 {
     crate::lowlevel::with_popcnt(
         #[inline(always)]
         || {
             let mut sink = ScoreSink {
                 total: S(0, 0),
-                pawns,
+                cache,
             };
             let shape = terms::evaluate_terms(board, w, &mut sink);
             taper(sink.total, shape.phase, shape.eg_scale)

@@ -4,8 +4,8 @@
 //! Relies on cozy-chess for piece attacks and on [`super::masks`].
 
 use cozy_chess::{
-    get_bishop_moves, get_king_moves, get_knight_moves, get_rook_moves, BitBoard, Board, Color,
-    Piece, Square,
+    get_between_rays, get_bishop_moves, get_king_moves, get_knight_moves, get_rook_moves, BitBoard,
+    Board, Color, Piece, Square,
 };
 
 use super::masks::{
@@ -95,7 +95,67 @@ struct Attacks {
     king_attackers: [i32; 4],
     /// Sum over those pieces of the king-zone squares they attack.
     king_zone_attacks: i32,
+    /// Safe squares summed over the pieces (what the mobility terms count).
+    mobility: i32,
 }
+
+/// Material imbalance (Kaufman; Stockfish's classical `imbalance`): piece
+/// counts indexed bishop pair (0 or 1), pawn, knight, bishop, rook, queen.
+/// `IMBALANCE_OURS[k] = (i, j)`: weight `imbalance_ours[k]` counts own
+/// pieces of kinds `i` and `j` together (the product of their counts);
+/// the squared pawn and pair counts are left out (a pawn's worth and
+/// `bishop_pair` already are them).
+const IMBALANCE_OURS: [(usize, usize); 19] = [
+    (1, 0),
+    (2, 0),
+    (2, 1),
+    (2, 2),
+    (3, 0),
+    (3, 1),
+    (3, 2),
+    (3, 3),
+    (4, 0),
+    (4, 1),
+    (4, 2),
+    (4, 3),
+    (4, 4),
+    (5, 0),
+    (5, 1),
+    (5, 2),
+    (5, 3),
+    (5, 4),
+    (5, 5),
+];
+
+/// Both sides' counts of pawns, knights, bishops, rooks and queens, four
+/// bits each (the bishop pair follows from the bishops): the imbalance
+/// cache's key. No side has more than 10 of a kind.
+fn material_key(counts: &[[i32; 6]; 2]) -> u64 {
+    counts
+        .iter()
+        .flat_map(|c| &c[1..])
+        .fold(0, |key, &n| key << 4 | n as u64)
+}
+
+/// `IMBALANCE_THEIRS[k] = (i, j)`: own pieces of kind `i` against enemy
+/// pieces of the lesser kind `j`.
+const IMBALANCE_THEIRS: [(usize, usize); 15] = [
+    (1, 0),
+    (2, 0),
+    (2, 1),
+    (3, 0),
+    (3, 1),
+    (3, 2),
+    (4, 0),
+    (4, 1),
+    (4, 2),
+    (4, 3),
+    (5, 0),
+    (5, 1),
+    (5, 2),
+    (5, 3),
+    (5, 4),
+];
 
 /// Evaluate all terms of `board` into `sink`. Always inlined, so that
 /// [`super::evaluate_white`] compiles it with `popcnt`.
@@ -176,6 +236,33 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             }
         }
         passed
+    });
+
+    // Material imbalance: products of piece counts, White's minus Black's.
+    let counts = sides.each_ref().map(|s| {
+        [
+            (cnt(s.bishops) >= 2) as i32,
+            cnt(s.pawns),
+            cnt(s.knights),
+            cnt(s.bishops),
+            cnt(s.rooks),
+            cnt(s.queens),
+        ]
+    });
+    sink.material(material_key(&counts), |sink| {
+        let [wc, bc] = &counts;
+        for (k, &(i, j)) in IMBALANCE_OURS.iter().enumerate() {
+            let coef = wc[i] * wc[j] - bc[i] * bc[j];
+            if coef != 0 {
+                sink.add(IDX.imbalance_ours + k, w.imbalance_ours[k], coef);
+            }
+        }
+        for (k, &(i, j)) in IMBALANCE_THEIRS.iter().enumerate() {
+            let coef = wc[i] * bc[j] - bc[i] * wc[j];
+            if coef != 0 {
+                sink.add(IDX.imbalance_theirs + k, w.imbalance_theirs[k], coef);
+            }
+        }
     });
 
     for c in 0..2 {
@@ -276,6 +363,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let attacks = get_knight_moves(sq(s)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_knight + m, w.mobility_knight[m], sign);
+            a.mobility += m as i32;
             if outpost(s) {
                 sink.add(IDX.knight_outpost, w.knight_outpost, sign);
             } else if bits(attacks & outpost_ranks & pawn_att[c] & !us.all).any(outpost) {
@@ -294,6 +382,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let attacks = get_bishop_moves(sq(s), BitBoard(occ)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_bishop + m, w.mobility_bishop[m], sign);
+            a.mobility += m as i32;
             if outpost(s) {
                 sink.add(IDX.bishop_outpost, w.bishop_outpost, sign);
             }
@@ -329,6 +418,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             let attacks = get_rook_moves(sq(s), BitBoard(occ)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_rook + m, w.mobility_rook[m], sign);
+            a.mobility += m as i32;
             let file = file_bb(s % 8);
             if (us.pawns | them.pawns) & file == 0 {
                 sink.add(IDX.rook_open_file, w.rook_open_file, sign);
@@ -363,6 +453,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
                 get_rook_moves(sq(s), BitBoard(occ)).0 | get_bishop_moves(sq(s), BitBoard(occ)).0;
             let m = cnt(attacks & area) as usize;
             sink.add(IDX.mobility_queen + m, w.mobility_queen[m], sign);
+            a.mobility += m as i32;
             let file = file_bb(s % 8);
             if (us.pawns | them.pawns) & file == 0 {
                 sink.add(IDX.queen_open_file, w.queen_open_file, sign);
@@ -631,6 +722,33 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
             IDX.king_flank_defense,
             w.king_flank_defense,
             cnt(flank & da.all),
+        );
+        // Stockfish's kingFlankAttack: squares attacked once count once,
+        // twice count twice; the square lets a crowded flank weigh more.
+        let flank_twice = cnt(flank & aa.twice);
+        danger(
+            IDX.king_flank_attacks_twice,
+            w.king_flank_attacks_twice,
+            flank_twice,
+        );
+        let flank_total = cnt(flank & aa.all) + flank_twice;
+        danger(
+            IDX.king_flank_attacks_sq,
+            w.king_flank_attacks_sq,
+            flank_total * flank_total / 8,
+        );
+        // Pieces of either colour that alone stand between the king and an
+        // enemy slider: pinned defenders, or attackers ready to uncover.
+        let snipers = (get_bishop_moves(ksq, BitBoard::EMPTY).0 & (atk.bishops | atk.queens))
+            | (get_rook_moves(ksq, BitBoard::EMPTY).0 & (atk.rooks | atk.queens));
+        let blockers = bits(snipers)
+            .filter(|&s| cnt(get_between_rays(ksq, sq(s)).0 & occ) == 1)
+            .count() as i32;
+        danger(IDX.king_blockers, w.king_blockers, blockers);
+        danger(
+            IDX.king_mobility_diff,
+            w.king_mobility_diff,
+            aa.mobility - da.mobility,
         );
         danger(
             IDX.king_knight_defender,

@@ -191,9 +191,13 @@ fn drawish_material_is_scaled_down() {
         evaluate_white(&ocb, &w).abs() < unscaled.abs(),
         "{unscaled}"
     );
+    // Not scaled: a lone queen or rook still wins, the queen by more. (The
+    // imbalance's queen terms put a queen without pawns at about 800.)
+    let queen = eval("8/8/4k3/8/8/8/3QK3/8 w - - 0 1");
+    let rook = eval("8/8/4k3/8/8/8/3RK3/8 w - - 0 1");
     assert!(
-        eval("8/8/4k3/8/8/8/3QK3/8 w - - 0 1") > 800,
-        "a queen still wins"
+        rook > 400 && queen > rook + 200,
+        "queen {queen}, rook {rook}"
     );
 }
 
@@ -257,7 +261,7 @@ fn extreme_weights_stay_below_mate_scores() {
 }
 
 #[test]
-fn the_pawn_cache_changes_no_score() {
+fn the_eval_cache_changes_no_score() {
     // Every position one and two plies from the test positions, through one
     // cache: misses, hits and overwritten slots must all score exactly as
     // without it. Then other weights after a clear.
@@ -276,7 +280,7 @@ fn the_pawn_cache_changes_no_score() {
             boards.push(c);
         }
     }
-    let mut cache = PawnCache::new();
+    let mut cache = EvalCache::new();
     let w = EvalWeights::default();
     for _ in 0..2 {
         for b in &boards {
@@ -288,6 +292,8 @@ fn the_pawn_cache_changes_no_score() {
         ..EvalWeights::default()
     };
     other.passed_pawn[3] = S(5, 400);
+    other.imbalance_ours[2] = S(60, -45);
+    other.imbalance_theirs[14] = S(-80, 120);
     cache.clear();
     for b in &boards {
         assert_eq!(
@@ -408,6 +414,30 @@ fn king_flank_and_unsafe_check_terms_count_what_they_describe() {
             IDX.king_flank_attacks,
             9,
         ),
+        // Nothing attacks a flank square twice: 9^2 / 8. The e8 rook adds
+        // e1 e2 e3 e5 and a second attack on e4: (13 + 1)^2 / 8.
+        (QUEEN, 0, IDX.king_flank_attacks_twice, 0),
+        (QUEEN, 0, IDX.king_flank_attacks_sq, 10),
+        (ROOK, 0, IDX.king_flank_attacks_twice, 1),
+        (ROOK, 0, IDX.king_flank_attacks_sq, 24),
+        // The a7 bishop's diagonal to g1 holds only f2; the h4 queen's
+        // lines miss g1.
+        (QUEEN, 0, IDX.king_blockers, 0),
+        (
+            "6k1/b7/8/8/7q/8/5PPP/6K1 w - - 0 1",
+            0,
+            IDX.king_blockers,
+            1,
+        ),
+        (
+            "6k1/b7/8/8/7q/4P3/5PPP/6K1 w - - 0 1",
+            0,
+            IDX.king_blockers,
+            0,
+        ),
+        // The queen's safe squares: h5-h8, h2, a4-g4, d8-g5 and f2 (g3 and
+        // h3 are pawn-guarded); White has no piece to move.
+        (QUEEN, 0, IDX.king_mobility_diff, 17),
     ];
     for (fen, king, idx, expected) in cases {
         assert_eq!(
@@ -568,6 +598,46 @@ fn stockfish_classical_terms_count_what_they_describe() {
             "k2r4/4p3/8/8/8/8/8/3R3K b - - 0 1",
             IDX.threat_restricted,
             -1,
+        ),
+    ];
+    assert_coefs(&cases);
+}
+
+#[test]
+fn imbalance_counts_products_of_piece_counts() {
+    // Indices into IMBALANCE_OURS / IMBALANCE_THEIRS (terms.rs).
+    const OURS_KNIGHT_PAWN: usize = 2;
+    const OURS_KNIGHT_KNIGHT: usize = 3;
+    const OURS_BISHOP_PAIR: usize = 4;
+    const OURS_BISHOP_BISHOP: usize = 7;
+    const OURS_ROOK_PAWN: usize = 9;
+    const OURS_ROOK_KNIGHT: usize = 10;
+    const THEIRS_KNIGHT_PAIR: usize = 1;
+    const THEIRS_KNIGHT_PAWN: usize = 2;
+    const THEIRS_BISHOP_KNIGHT: usize = 5;
+    const PAWNS_RN: &str = "4k3/8/8/8/8/8/PPPP4/RN2K3 w - - 0 1";
+    const PAIR: &str = "2b1kb2/8/8/8/8/8/8/1N2K3 w - - 0 1";
+    let cases = [
+        (PAWNS_RN, IDX.imbalance_ours + OURS_KNIGHT_PAWN, 4),
+        (PAWNS_RN, IDX.imbalance_ours + OURS_KNIGHT_KNIGHT, 1),
+        (PAWNS_RN, IDX.imbalance_ours + OURS_ROOK_PAWN, 4),
+        (PAWNS_RN, IDX.imbalance_ours + OURS_ROOK_KNIGHT, 1),
+        (PAWNS_RN, IDX.imbalance_theirs + THEIRS_KNIGHT_PAWN, 0),
+        // Black's two bishops are a pair: the pair counts 1.
+        (PAIR, IDX.imbalance_ours + OURS_BISHOP_PAIR, -2),
+        (PAIR, IDX.imbalance_ours + OURS_BISHOP_BISHOP, -4),
+        (PAIR, IDX.imbalance_theirs + THEIRS_KNIGHT_PAIR, 1),
+        (PAIR, IDX.imbalance_theirs + THEIRS_BISHOP_KNIGHT, -2),
+        // A knight against two pawns, and the same colour-flipped.
+        (
+            "4k3/pp6/8/8/8/8/8/1N2K3 w - - 0 1",
+            IDX.imbalance_theirs + THEIRS_KNIGHT_PAWN,
+            2,
+        ),
+        (
+            "1n2k3/8/8/8/8/8/PP6/4K3 b - - 0 1",
+            IDX.imbalance_theirs + THEIRS_KNIGHT_PAWN,
+            -2,
         ),
     ];
     assert_coefs(&cases);

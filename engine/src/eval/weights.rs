@@ -309,7 +309,12 @@ impl EvalWeights {
 // - then six more of them alone, added at zero (`knight_reachable_outpost`,
 //   `threat_minor_on_minor`, `threat_by_rook`, `king_pawn_distance`,
 //   `king_pawnless_flank`, `passed_file`), on the same games
-//   (configs/texel-classical2.yaml).
+//   (configs/texel-classical2.yaml);
+// - then Stockfish's material imbalance (`imbalance_ours`,
+//   `imbalance_theirs`) and four more danger inputs
+//   (`king_flank_attacks_twice`, `king_flank_attacks_sq`, `king_blockers`,
+//   `king_mobility_diff`) alone, added at zero: 8,000 fresh games, 1000
+//   epochs (configs/texel-imbalance.yaml).
 // The `king_*` danger weights are in "danger units": their sum d enters the
 // score non-linearly as (-max(d_mg, 0)^2 / 720, -max(d_eg, 0) / 20).
 eval_weights! {
@@ -461,6 +466,10 @@ eval_weights! {
     king_flank_attacks: S = S(8, -13), "danger: square of the king's flank (its wing, in its own half and the two ranks beyond) attacked by the enemy";
     king_flank_defense: S = S(-5, 8), "danger: square of the king's flank defended by the king's side";
     king_knight_defender: S = S(-14, 4), "danger: a knight of the king's side guards a square next to the king";
+    king_flank_attacks_twice: S = S(14, 0), "danger: square of the king's flank attacked twice by the enemy";
+    king_flank_attacks_sq: S = S(-2, -10), "danger: (flank squares attacked + those attacked twice) squared / 8";
+    king_blockers: S = S(24, 3), "danger: piece of either colour alone between the king and an enemy slider";
+    king_mobility_diff: S = S(1, 3), "danger: the attacker's mobility (safe squares, all pieces) minus the defender's";
     king_danger_no_queen: S = S(-280, -54), "danger: the attacker has no queen";
     king_danger_base: S = S(-47, -13), "danger: constant offset once the king is attacked";
     // Threats
@@ -482,6 +491,17 @@ eval_weights! {
     king_pawn_distance: S = S(3, -12), "distance from the king to its nearest own pawn";
     king_pawnless_flank: S = S(23, -24), "no pawn of either colour on the king's flank";
     passed_file: S = S(-2, -1), "passed pawn, per file of distance from the edge";
+    imbalance_ours: [S; 19] = [
+        S(1, 5), S(2, 16), S(10, 19), S(0, -22), S(1, 1), S(13, 10), S(-4, -32), S(-34, -8),
+        S(3, 34), S(1, 24), S(-12, -31), S(-5, -44), S(48, -78), S(7, 15), S(-8, 63), S(-35, 1),
+        S(-14, 0), S(-64, -34), S(-50, -182),
+    ],
+        "material imbalance: product of the counts of two own piece kinds (pair, pawn, N, B, R, Q; IMBALANCE_OURS in terms.rs)";
+    imbalance_theirs: [S; 15] = [
+        S(3, -2), S(-13, 26), S(11, 7), S(-6, 4), S(8, 10), S(-2, 8), S(-23, 25), S(-2, 29),
+        S(1, 12), S(17, -19), S(5, -1), S(5, 54), S(36, 24), S(16, 33), S(43, -30),
+    ],
+        "material imbalance: own pieces of one kind times enemy pieces of a lesser kind (IMBALANCE_THEIRS in terms.rs)";
     // Side to move
     tempo: S = S(10, 5), "bonus for the side to move";
 }
