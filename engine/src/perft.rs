@@ -9,23 +9,39 @@ use cozy_chess::{Board, Move};
 
 /// Number of leaf nodes `depth` plies below `board`.
 pub fn perft(board: &Board, depth: u32) -> u64 {
+    let never = AtomicBool::new(false);
+    perft_until(board, depth, &never).unwrap_or_default()
+}
+
+/// [`perft`] that gives up (`None`) once `stop` is set. The flag is read at
+/// every interior node, not only between root moves: one root move's
+/// subtree at a large depth would otherwise never end (`go perft 64`).
+pub fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
     match depth {
-        0 => 1,
+        0 => Some(1),
         1 => {
             let mut n = 0;
             board.generate_moves(|moves| {
                 n += moves.len() as u64;
                 false
             });
-            n
+            Some(n)
         }
         _ => {
-            let mut n = 0;
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let mut n = Some(0);
             board.generate_moves(|moves| {
                 for mv in moves {
                     let mut child = board.clone();
                     child.play_unchecked(mv);
-                    n += perft(&child, depth - 1);
+                    n = n
+                        .zip(perft_until(&child, depth - 1, stop))
+                        .map(|(a, b)| a + b);
+                    if n.is_none() {
+                        return true;
+                    }
                 }
                 false
             });
@@ -67,7 +83,7 @@ pub fn perft_divide_until(
         }
         let mut child = board.clone();
         child.play_unchecked(mv);
-        out.push((mv, perft(&child, depth - 1)));
+        out.push((mv, perft_until(&child, depth - 1, stop)?));
     }
     Some(out)
 }
@@ -94,5 +110,17 @@ mod tests {
         assert_eq!(d.len(), 48);
         assert_eq!(d.iter().map(|(_, n)| n).sum::<u64>(), 2039);
         assert!(perft_divide(&b, 0).is_empty());
+    }
+
+    #[test]
+    fn a_set_stop_ends_a_deep_perft_at_once() {
+        // Depth 64 would never finish: only the stop check inside the
+        // subtrees can end it.
+        let stop = AtomicBool::new(true);
+        let b = Board::default();
+        assert_eq!(perft_until(&b, 64, &stop), None);
+        assert_eq!(perft_divide_until(&b, 64, &stop), None);
+        // Shallow depths need no interior node and are counted regardless.
+        assert_eq!(perft_until(&b, 1, &stop), Some(20));
     }
 }

@@ -280,6 +280,14 @@ fn the_eval_cache_changes_no_score() {
             boards.push(c);
         }
     }
+    // Set-up positions with far more of a kind than a game reaches.
+    for fen in [
+        "7k/8/8/8/8/8/P7/K7 w - - 0 1",
+        "NNNNNNNN/NNNNNNN1/8/8/8/8/8/K6k b - - 0 1",
+        "1Q3Qbk/3Q2pp/Q5Q1/Q3Q3/2Q4Q/Q4Q1Q/3Q4/KQ4Q1 w - - 0 1",
+    ] {
+        boards.push(board(fen));
+    }
     let mut cache = EvalCache::new();
     let w = EvalWeights::default();
     for _ in 0..2 {
