@@ -127,17 +127,6 @@ const IMBALANCE_OURS: [(usize, usize); 19] = [
     (5, 5),
 ];
 
-/// Both sides' counts of pawns, knights, bishops, rooks and queens, six
-/// bits each (the bishop pair follows from the bishops): the imbalance
-/// cache's key. Six bits hold any count up to 63, so keys of set-up
-/// positions (15 queens, say) never collide either.
-fn material_key(counts: &[[i32; 6]; 2]) -> u64 {
-    counts
-        .iter()
-        .flat_map(|c| &c[1..])
-        .fold(0, |key, &n| key << 6 | n as u64)
-}
-
 /// `IMBALANCE_THEIRS[k] = (i, j)`: own pieces of kind `i` against enemy
 /// pieces of the lesser kind `j`.
 const IMBALANCE_THEIRS: [(usize, usize); 15] = [
@@ -157,6 +146,17 @@ const IMBALANCE_THEIRS: [(usize, usize); 15] = [
     (5, 3),
     (5, 4),
 ];
+
+/// Both sides' counts of pawns, knights, bishops, rooks and queens, six
+/// bits each (the bishop pair follows from the bishops): the imbalance
+/// cache's key. Six bits hold any count up to 63, so keys of set-up
+/// positions (15 queens, say) never collide either.
+fn material_key(counts: &[[i32; 6]; 2]) -> u64 {
+    counts
+        .iter()
+        .flat_map(|c| &c[1..])
+        .fold(0, |key, &n| key << 6 | n as u64)
+}
 
 /// Evaluate all terms of `board` into `sink`. Always inlined, so that
 /// [`super::evaluate_white`] compiles it with `popcnt`.
