@@ -100,7 +100,8 @@ fn every_weight_is_reachable() {
     let mut seen = vec![false; NUM_WEIGHTS];
     for b in &boards {
         let t = trace(b, &w);
-        for &(i, _) in t.coefs.iter().chain(&t.danger[0]).chain(&t.danger[1]) {
+        let linear_and_danger = t.coefs.iter().chain(&t.danger[0]).chain(&t.danger[1]);
+        for &(i, _) in linear_and_danger.chain(&t.winnable) {
             seen[i as usize] = true;
         }
     }

@@ -507,8 +507,9 @@ fn cp_of(line: &str, key: &str) -> i32 {
 fn qeval_resolves_captures_and_follows_setoption() {
     let mut s = Session::new();
     // White's rook takes the undefended queen: the static eval is a queen
-    // for a rook down, the quiescence score a rook up.
-    s.send("position fen 4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1");
+    // for a rook down, the quiescence score a rook up. (Pawns on the board:
+    // without them the winnability sum halves a queen-for-rook edge.)
+    s.send("position fen 4k3/pp6/8/3q4/8/8/PP6/3RK3 w - - 0 1");
     s.send("eval");
     let (line, _) = s.expect(|l| l.starts_with("info string eval "));
     let eval = cp_of(&line, "eval");

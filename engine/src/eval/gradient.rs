@@ -5,9 +5,11 @@
 //!
 //! The score is not linear in the weights: the king danger sum `d` enters
 //! through [`super::king_danger_penalty`] (quadratic middlegame, linear
-//! endgame) and the endgame half is scaled by the material's drawishness
-//! before the phase taper. The gradient follows the chain rule through both,
-//! as Ethereal's tuner does for its safety terms.
+//! endgame), the total is moved toward or away from zero by the
+//! winnability sum ([`super::winnable`]), and the endgame half is scaled by
+//! the material's drawishness before the phase taper. The gradient follows
+//! the chain rule through all three, as Ethereal's tuner does for its safety
+//! terms.
 //!
 //! Weights are a flat `f64` slice in scalar order: `w[2 * i]` is the
 //! middlegame and `w[2 * i + 1]` the endgame value of pair `i`
@@ -31,6 +33,8 @@ pub struct TraceView<'a> {
     pub linear: &'a [(u16, i16)],
     /// Inner danger sums of the White, resp. Black, king.
     pub danger: [&'a [(u16, i16)]; 2],
+    /// Parts of the winnability sum.
+    pub winnable: &'a [(u16, i16)],
     pub phase: i32,
     pub eg_scale: [i32; 2],
 }
@@ -45,6 +49,8 @@ pub struct FloatEval {
     pub d_sum: [f64; 2],
     /// d score / d (middlegame, endgame) danger sum, per king (White, Black).
     pub d_danger: [[f64; 2]; 2],
+    /// d score / d (middlegame, endgame) winnability sum.
+    pub d_winnable: [f64; 2],
 }
 
 impl Trace {
@@ -53,6 +59,7 @@ impl Trace {
         TraceView {
             linear: &self.coefs,
             danger: [&self.danger[0], &self.danger[1]],
+            winnable: &self.winnable,
             phase: self.phase,
             eg_scale: self.eg_scale,
         }
@@ -106,6 +113,27 @@ pub fn king_danger_penalty_f(d: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     ((-(mg * mg) / 720.0, -eg / 20.0), (dmg, deg))
 }
 
+/// [`super::winnable`] on one half: the adjusted value and its derivatives
+/// with respect to the half and to the winnability sum. `mg` selects the
+/// middlegame rule (only toward zero).
+#[inline]
+pub fn winnable_f(v: f64, c: f64, mg: bool) -> (f64, f64, f64) {
+    let sign = if v > 0.0 {
+        1.0
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        return (v, 1.0, 0.0);
+    };
+    if mg && c >= 0.0 {
+        (v, 1.0, 0.0)
+    } else if c > -v.abs() {
+        (v + sign * c, 1.0, sign)
+    } else {
+        (0.0, 0.0, 0.0)
+    }
+}
+
 /// [`super::taper`] without truncation: the score and its derivatives with
 /// respect to the middlegame and endgame sums.
 #[inline]
@@ -154,10 +182,15 @@ impl TraceView<'_> {
             eg += sign * p.1;
             d_pen[k] = [sign * dp.0, sign * dp.1];
         }
+        let c = dot(self.winnable, w);
+        let (mg, mg_ds, mg_dc) = winnable_f(mg, c.0, true);
+        let (eg, eg_ds, eg_dc) = winnable_f(eg, c.1, false);
         let (score, d_mg, d_eg) = taper_f((mg, eg), self.phase, self.eg_scale);
+        let (d_mg, d_eg, d_winnable) = (d_mg * mg_ds, d_eg * eg_ds, [d_mg * mg_dc, d_eg * eg_dc]);
         FloatEval {
             score,
             d_sum: [d_mg, d_eg],
+            d_winnable,
             d_danger: [
                 [d_mg * d_pen[0][0], d_eg * d_pen[0][1]],
                 [d_mg * d_pen[1][0], d_eg * d_pen[1][1]],
@@ -179,6 +212,10 @@ impl TraceView<'_> {
             if g != (0.0, 0.0) {
                 scatter(list, g, grad);
             }
+        }
+        let g = (factor * f.d_winnable[0], factor * f.d_winnable[1]);
+        if g != (0.0, 0.0) {
+            scatter(self.winnable, g, grad);
         }
     }
 }

@@ -6,6 +6,8 @@
 pub const FILE_A: u64 = 0x0101_0101_0101_0101;
 /// The h-file.
 pub const FILE_H: u64 = FILE_A << 7;
+/// Files a to d.
+pub const QUEEN_SIDE: u64 = FILE_A * 0x0F;
 
 /// All squares of file `file` (0 = a).
 pub const fn file_bb(file: usize) -> u64 {

@@ -36,7 +36,7 @@ use cozy_chess::{Board, BoardBuilder, Color, Square};
 
 pub use cache::{pawn_hash, EvalCache};
 pub use gradient::{
-    flat_f64, king_danger_penalty_f, taper_f, FloatEval, TraceView, MAX_ROUNDING_CP,
+    flat_f64, king_danger_penalty_f, taper_f, winnable_f, FloatEval, TraceView, MAX_ROUNDING_CP,
 };
 /// Set-wise pawn attacks, for move ordering's threat maps too.
 pub(crate) use masks::pawn_attacks;
@@ -66,6 +66,9 @@ pub trait EvalSink {
     fn add_danger(&mut self, king: Color, idx: usize, coef: i32);
     /// A non-linear contribution, from White's view.
     fn add_nonlinear(&mut self, v: S);
+    /// A part of the winnability sum (not signed by colour), which
+    /// [`winnable`] applies to the total.
+    fn add_winnable(&mut self, idx: usize, w: S, coef: i32);
     /// The pawn-structure terms of `pawns` (White's, Black's): `terms`
     /// reports them to the sink and returns the passed pawns. They depend
     /// on the pawns alone, so a summing sink may answer from a cache.
@@ -97,6 +100,7 @@ pub trait EvalSink {
 /// The summing sink behind [`evaluate`]: indices are ignored.
 struct ScoreSink<'c> {
     total: S,
+    winnable: S,
     cache: Option<&'c mut EvalCache>,
 }
 
@@ -112,6 +116,10 @@ impl EvalSink for ScoreSink<'_> {
         self.total += v;
     }
     #[inline(always)]
+    fn add_winnable(&mut self, _idx: usize, w: S, coef: i32) {
+        self.winnable += w * coef;
+    }
+    #[inline(always)]
     fn pawn_structure(
         &mut self,
         pawns: [u64; 2],
@@ -121,10 +129,7 @@ impl EvalSink for ScoreSink<'_> {
             self.total += score;
             return passed;
         }
-        // Integer sums: the terms' share of the total is exact.
-        let before = self.total;
-        let passed = terms(self);
-        let score = self.total - before;
+        let (score, passed) = self.share(terms);
         if let Some(cache) = self.cache.as_mut() {
             cache.put_pawns(pawns, score, passed);
         }
@@ -136,12 +141,21 @@ impl EvalSink for ScoreSink<'_> {
             self.total += score;
             return;
         }
-        let before = self.total;
-        terms(self);
-        let score = self.total - before;
+        let (score, ()) = self.share(terms);
         if let Some(cache) = self.cache.as_mut() {
             cache.put_material(key, score);
         }
+    }
+}
+
+impl ScoreSink<'_> {
+    /// Run `terms` and return what they added to the total (integer sums,
+    /// so the share is exact) beside their result: what a cache stores.
+    #[inline(always)]
+    fn share<T>(&mut self, terms: impl FnOnce(&mut Self) -> T) -> (S, T) {
+        let before = self.total;
+        let out = terms(self);
+        (self.total - before, out)
     }
 }
 
@@ -175,10 +189,15 @@ fn evaluate_white_with(board: &Board, w: &EvalWeights, cache: Option<&mut EvalCa
         || {
             let mut sink = ScoreSink {
                 total: S(0, 0),
+                winnable: S(0, 0),
                 cache,
             };
             let shape = terms::evaluate_terms(board, w, &mut sink);
-            taper(sink.total, shape.phase, shape.eg_scale)
+            taper(
+                winnable(sink.total, sink.winnable),
+                shape.phase,
+                shape.eg_scale,
+            )
         },
     )
 }
@@ -196,6 +215,18 @@ pub fn king_danger_penalty(d: S) -> S {
     let mg = d.0.clamp(0, DANGER_CAP);
     let eg = d.1.clamp(0, 20 * EVAL_LIMIT);
     S(-(mg * mg) / 720, -eg / 20)
+}
+
+/// Stockfish's winnability adjustment of the total `s` by the sum `c` of
+/// the winnability terms: the endgame half moves by `c` away from zero (a
+/// negative `c`, a drawish position, toward it, but never past it); the
+/// middlegame half only toward zero, by the negative part of `c`. A side
+/// that is ahead stays ahead or level, so `c` cannot flip the verdict.
+#[inline]
+pub fn winnable(s: S, c: S) -> S {
+    let mg = s.0.signum() * c.0.clamp(-s.0.abs(), 0);
+    let eg = s.1.signum() * c.1.max(-s.1.abs());
+    S(s.0 + mg, s.1 + eg)
 }
 
 /// Final step shared by [`evaluate`] and [`Trace::score`]: scale the endgame

@@ -10,7 +10,7 @@ use cozy_chess::{
 
 use super::masks::{
     distance, file_bb, forward, pawn_attacks, pawn_double_attacks, ADJACENT_FILES, ATTACK_SPAN,
-    CAMP, CENTRE, FRONT, KING_FLANK, PASSED_SPAN, RANKS_AHEAD, SPACE_MASK,
+    CAMP, CENTRE, FRONT, KING_FLANK, PASSED_SPAN, QUEEN_SIDE, RANKS_AHEAD, SPACE_MASK,
 };
 use super::weights::{EvalWeights, IDX, S};
 use super::{king_danger_penalty, EvalSink, MAX_PHASE, SCALE_ONE};
@@ -764,6 +764,28 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         danger(IDX.king_danger_base, w.king_danger_base, 1);
         let penalty = king_danger_penalty(d);
         sink.add_nonlinear(if k == 0 { penalty } else { -penalty });
+    }
+
+    // Winnability (Stockfish's `Evaluation::winnable`): what makes an
+    // advantage convertible; one sum for both sides, applied to the total.
+    let all_pawns = sides[0].pawns | sides[1].pawns;
+    let (wk, bk) = (sides[0].king, sides[1].king);
+    let outflanking = (wk % 8).abs_diff(bk % 8) as i32 - (wk / 8).abs_diff(bk / 8) as i32;
+    let both_flanks = all_pawns & QUEEN_SIDE != 0 && all_pawns & !QUEEN_SIDE != 0;
+    let winnable_terms = [
+        cnt(passed[0] | passed[1]),
+        cnt(all_pawns),
+        outflanking,
+        both_flanks as i32,
+        (wk / 8 >= 4 || bk / 8 <= 3) as i32,
+        (sides[0].minor_major_units() + sides[1].minor_major_units() == 0) as i32,
+        (outflanking < 0 && !both_flanks) as i32,
+        1,
+    ];
+    for (i, coef) in winnable_terms.into_iter().enumerate() {
+        if coef != 0 {
+            sink.add_winnable(IDX.winnable + i, w.winnable[i], coef);
+        }
     }
 
     let stm = if board.side_to_move() == Color::White {

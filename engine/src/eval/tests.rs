@@ -117,6 +117,7 @@ fn trace_follows_changed_weights() {
     w.king_attacker[3] = S(60, 30);
     w.pawn_storm[1] = S(-40, -10);
     w.psqt_king[6] = S(50, -50);
+    w.winnable = LIVE_WINNABLE;
     let base = EvalWeights::default();
     for fen in FENS {
         let b = board(fen);
@@ -192,11 +193,12 @@ fn drawish_material_is_scaled_down() {
         "{unscaled}"
     );
     // Not scaled: a lone queen or rook still wins, the queen by more. (The
-    // imbalance's queen terms put a queen without pawns at about 800.)
+    // imbalance and the winnability sum, both smaller without pawns, put a
+    // queen at about 540 and a rook at about 310.)
     let queen = eval("8/8/4k3/8/8/8/3QK3/8 w - - 0 1");
     let rook = eval("8/8/4k3/8/8/8/3RK3/8 w - - 0 1");
     assert!(
-        rook > 400 && queen > rook + 200,
+        rook > 250 && queen > rook + 200,
         "queen {queen}, rook {rook}"
     );
 }
@@ -220,7 +222,11 @@ fn open_king_is_in_danger() {
 
 #[test]
 fn tempo_is_for_the_side_to_move() {
-    let w = EvalWeights::default();
+    // Without the winnability sum, which shrinks so small an edge to zero.
+    let w = EvalWeights {
+        winnable: [S(0, 0); 8],
+        ..EvalWeights::default()
+    };
     let white = board("4k3/4p3/8/8/8/8/4P3/4K3 w - - 0 1");
     let black = board("4k3/4p3/8/8/8/8/4P3/4K3 b - - 0 1");
     assert_eq!(evaluate(&white, &w), evaluate(&black, &w));
@@ -649,4 +655,79 @@ fn imbalance_counts_products_of_piece_counts() {
         ),
     ];
     assert_coefs(&cases);
+}
+
+/// Winnability weights of Stockfish's proportions, to make the term live.
+const LIVE_WINNABLE: [S; 8] = [
+    S(-3, 9),
+    S(-2, 12),
+    S(0, 9),
+    S(0, 21),
+    S(0, 24),
+    S(0, 51),
+    S(0, -43),
+    S(-60, -110),
+];
+
+/// The winnability coefficients of `fen` (index into `winnable`, coefficient).
+fn winnable_coefs(fen: &str) -> [i16; 8] {
+    let mut out = [0; 8];
+    for &(i, c) in &trace(&board(fen), &EvalWeights::default()).winnable {
+        out[i as usize - IDX.winnable] = c;
+    }
+    out
+}
+
+#[test]
+fn winnability_counts_what_it_describes() {
+    // passed, pawns, outflanking, both flanks, infiltration, pawn ending,
+    // almost unwinnable, constant.
+    assert_eq!(
+        winnable_coefs("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        [0, 16, -7, 1, 0, 0, 0, 1]
+    );
+    // A pawn ending, no passed pawn, pawns on one flank, the kings facing
+    // each other on a file (outflanking -2): almost unwinnable. Then two
+    // passed pawns on both flanks against a knight, White's king in Black's
+    // half.
+    assert_eq!(
+        winnable_coefs("8/6p1/4k3/8/4K3/8/5PP1/8 w - - 0 1"),
+        [0, 3, -2, 0, 0, 1, 1, 1]
+    );
+    assert_eq!(
+        winnable_coefs("8/8/4k3/4K3/8/8/P5P1/1n6 b - - 0 1"),
+        [2, 2, -1, 1, 1, 0, 0, 1]
+    );
+}
+
+#[test]
+fn winnability_moves_toward_zero_but_never_past_it() {
+    // Endgame: away from zero for a positive sum, toward it (and stopping
+    // there) for a negative one; middlegame: only toward zero.
+    assert_eq!(winnable(S(50, 80), S(30, 20)), S(50, 100));
+    assert_eq!(winnable(S(50, -80), S(-30, -20)), S(20, -60));
+    assert_eq!(winnable(S(-50, 80), S(-300, -200)), S(0, 0));
+    assert_eq!(winnable(S(0, 0), S(40, 40)), S(0, 0));
+    for (v, c) in [(80.0, 20.0), (-80.0, -20.0), (80.0, -200.0), (-30.0, 5.0)] {
+        let (vi, ci) = (v as i32, c as i32);
+        let S(mg, eg) = winnable(S(vi, vi), S(ci, ci));
+        assert_eq!(f64::from(mg), winnable_f(v, c, true).0, "mg {v} {c}");
+        assert_eq!(f64::from(eg), winnable_f(v, c, false).0, "eg {v} {c}");
+    }
+    // With weights that make it live, the colour flip still agrees.
+    let w = EvalWeights {
+        winnable: LIVE_WINNABLE,
+        ..EvalWeights::default()
+    };
+    for fen in FENS {
+        let b = board(fen);
+        assert_eq!(evaluate(&b, &w), evaluate(&colour_flipped(&b), &w), "{fen}");
+    }
+    let drawish = board("8/6p1/4k3/8/4K3/8/5PP1/8 w - - 0 1");
+    let plain = evaluate(&drawish, &EvalWeights::default());
+    let adjusted = evaluate(&drawish, &w);
+    assert!(
+        plain > 0 && (0..plain).contains(&adjusted),
+        "an extra pawn on one flank is harder to win: {plain} -> {adjusted}"
+    );
 }

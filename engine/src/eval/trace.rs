@@ -5,7 +5,7 @@
 use cozy_chess::{Board, Color};
 
 use super::weights::{EvalWeights, NUM_WEIGHTS, S};
-use super::{king_danger_penalty, taper, terms, EvalSink};
+use super::{king_danger_penalty, taper, terms, winnable, EvalSink};
 
 /// The evaluation of one position broken down by weight.
 ///
@@ -14,7 +14,8 @@ use super::{king_danger_penalty, taper, terms, EvalSink};
 /// `+ king_danger_penalty(sum(coef * w[idx]) over danger[0])` (the White
 /// king's danger; the penalty is <= 0)
 /// `- king_danger_penalty(sum(coef * w[idx]) over danger[1])`, then
-/// `taper(s, phase, eg_scale)`, negated when Black is to move.
+/// `taper(winnable(s, sum(coef * w[idx]) over winnable), phase, eg_scale)`,
+/// negated when Black is to move.
 /// [`Self::score`] does exactly this and equals [`super::evaluate`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trace {
@@ -33,6 +34,8 @@ pub struct Trace {
     /// (coefficients count the attacker's pieces, not signed by colour);
     /// empty when the attack is too weak to count.
     pub danger: [Vec<(u16, i16)>; 2],
+    /// Parts of the winnability sum (see [`winnable`]).
+    pub winnable: Vec<(u16, i16)>,
     /// The non-linear king-safety total (White's view) at the traced weights,
     /// for tuners that keep it fixed.
     pub nonlinear: S,
@@ -42,6 +45,7 @@ pub struct Trace {
 struct TraceSink {
     coefs: Vec<i32>,
     danger: [Vec<i32>; 2],
+    winnable: Vec<i32>,
     nonlinear: S,
 }
 
@@ -55,6 +59,17 @@ impl EvalSink for TraceSink {
     fn add_nonlinear(&mut self, v: S) {
         self.nonlinear += v;
     }
+    fn add_winnable(&mut self, idx: usize, _w: S, coef: i32) {
+        self.winnable[idx] += coef;
+    }
+}
+
+fn sum(list: &[(u16, i16)], pair: impl Fn(usize) -> S) -> S {
+    let mut s = S(0, 0);
+    for &(i, c) in list {
+        s += pair(i as usize) * c as i32;
+    }
+    s
 }
 
 fn sparse(dense: &[i32]) -> Vec<(u16, i16)> {
@@ -70,6 +85,7 @@ pub(crate) fn trace(board: &Board, w: &EvalWeights) -> Trace {
     let mut sink = TraceSink {
         coefs: vec![0; NUM_WEIGHTS],
         danger: [vec![0; NUM_WEIGHTS], vec![0; NUM_WEIGHTS]],
+        winnable: vec![0; NUM_WEIGHTS],
         nonlinear: S(0, 0),
     };
     let shape = terms::evaluate_terms(board, w, &mut sink);
@@ -79,6 +95,7 @@ pub(crate) fn trace(board: &Board, w: &EvalWeights) -> Trace {
         white_to_move: board.side_to_move() == Color::White,
         coefs: sparse(&sink.coefs),
         danger: [sparse(&sink.danger[0]), sparse(&sink.danger[1])],
+        winnable: sparse(&sink.winnable),
         nonlinear: sink.nonlinear,
     }
 }
@@ -120,15 +137,12 @@ impl Trace {
     /// Like [`Self::score_white`] with the weights in flat-index order.
     pub fn score_white_flat(&self, flat: &[S]) -> i32 {
         let s = self.linear_with(|i| flat[i]) + self.king_safety_with(|i| flat[i]);
-        taper(s, self.phase, self.eg_scale)
+        let c = sum(&self.winnable, |i| flat[i]);
+        taper(winnable(s, c), self.phase, self.eg_scale)
     }
 
     fn linear_with(&self, pair: impl Fn(usize) -> S) -> S {
-        let mut s = S(0, 0);
-        for &(i, c) in &self.coefs {
-            s += pair(i as usize) * c as i32;
-        }
-        s
+        sum(&self.coefs, pair)
     }
 
     fn king_safety_with(&self, pair: impl Fn(usize) -> S) -> S {
@@ -137,11 +151,7 @@ impl Trace {
             if list.is_empty() {
                 continue;
             }
-            let mut d = S(0, 0);
-            for &(i, c) in list {
-                d += pair(i as usize) * c as i32;
-            }
-            let p = king_danger_penalty(d);
+            let p = king_danger_penalty(sum(list, &pair));
             total += if k == 0 { p } else { -p };
         }
         total

@@ -5,12 +5,13 @@
 //!
 //! File layout: magic `KTXLDATA`, format version (u32), the engine's weight
 //! layout id (u16 length + bytes, [`EvalWeights::layout_id`]), position
-//! count and coefficient count (u64 each), then per position a 12-byte
+//! count and coefficient count (u64 each), then per position a 13-byte
 //! record (phase u8, endgame scale if White / Black ahead u8 u8, flags u8
 //! with bit 0 = White to move, label f32, linear count u16, White and Black
-//! king-danger counts u8 u8) followed by its coefficients as (u16 pair
-//! index, i16 coefficient) pairs: linear terms, then the White king's
-//! danger terms, then the Black king's. A dataset written under another
+//! king-danger counts u8 u8, winnability count u8) followed by its
+//! coefficients as (u16 pair index, i16 coefficient) pairs: linear terms,
+//! then the White king's danger terms, then the Black king's, then the
+//! winnability terms. A dataset written under another
 //! weight layout is refused: its indices would name other weights.
 
 use std::fs::File;
@@ -24,9 +25,10 @@ use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 const MAGIC: &[u8; 8] = b"KTXLDATA";
-const FORMAT_VERSION: u32 = 1;
+/// Version 2 added the winnability terms.
+const FORMAT_VERSION: u32 = 2;
 /// Bytes of a position record before its coefficients.
-pub const RECORD_BYTES: usize = 12;
+pub const RECORD_BYTES: usize = 13;
 /// Bytes per stored coefficient.
 pub const COEF_BYTES: usize = 4;
 
@@ -69,6 +71,7 @@ pub struct PosMeta {
     pub start: u64,
     pub n_linear: u16,
     pub n_danger: [u8; 2],
+    pub n_winnable: u8,
     pub phase: u8,
     pub eg_scale: [u8; 2],
     pub white_to_move: bool,
@@ -103,10 +106,12 @@ impl Positions {
         self.coefs.extend_from_slice(v.linear);
         self.coefs.extend_from_slice(v.danger[0]);
         self.coefs.extend_from_slice(v.danger[1]);
+        self.coefs.extend_from_slice(v.winnable);
         self.meta.push(PosMeta {
             start,
             n_linear: v.linear.len() as u16,
             n_danger: [v.danger[0].len() as u8, v.danger[1].len() as u8],
+            n_winnable: v.winnable.len() as u8,
             phase: v.phase as u8,
             eg_scale: [v.eg_scale[0] as u8, v.eg_scale[1] as u8],
             white_to_move,
@@ -128,9 +133,11 @@ pub fn view_of<'a>(m: &PosMeta, coefs: &'a [(u16, i16)]) -> TraceView<'a> {
     let b = a + m.n_linear as usize;
     let c = b + m.n_danger[0] as usize;
     let d = c + m.n_danger[1] as usize;
+    let e = d + m.n_winnable as usize;
     TraceView {
         linear: &coefs[a..b],
         danger: [&coefs[b..c], &coefs[c..d]],
+        winnable: &coefs[d..e],
         phase: i32::from(m.phase),
         eg_scale: [i32::from(m.eg_scale[0]), i32::from(m.eg_scale[1])],
     }
@@ -200,9 +207,10 @@ impl DatasetWriter {
         rec[8..10].copy_from_slice(&(v.linear.len() as u16).to_le_bytes());
         rec[10] = v.danger[0].len() as u8;
         rec[11] = v.danger[1].len() as u8;
+        rec[12] = v.winnable.len() as u8;
         let part = self.part.clone();
         self.out.write_all(&rec).map_err(io_err(&part))?;
-        for list in [v.linear, v.danger[0], v.danger[1]] {
+        for list in [v.linear, v.danger[0], v.danger[1], v.winnable] {
             for &(i, c) in list {
                 let mut b = [0u8; COEF_BYTES];
                 b[..2].copy_from_slice(&i.to_le_bytes());
@@ -325,7 +333,7 @@ impl Dataset {
                 return Err(corrupt(format!("phase {}", rec[0])));
             }
             let n_linear = u16::from_le_bytes([rec[8], rec[9]]);
-            let total = n_linear as usize + rec[10] as usize + rec[11] as usize;
+            let total = n_linear as usize + rec[10] as usize + rec[11] as usize + rec[12] as usize;
             buf.resize(total * COEF_BYTES, 0);
             read_exact(&mut r, &mut buf, path)?;
             let to = if rng.gen::<f64>() < valid_fraction {
@@ -345,6 +353,7 @@ impl Dataset {
                 start,
                 n_linear,
                 n_danger: [rec[10], rec[11]],
+                n_winnable: rec[12],
                 phase: rec[0],
                 eg_scale: [rec[1], rec[2]],
                 white_to_move: rec[3] & 1 != 0,

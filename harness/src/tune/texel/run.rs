@@ -184,8 +184,8 @@ fn write_rows(path: &Path, rows: &[LossRow]) -> Result<(), TexelError> {
 }
 
 /// Per flat scalar (middlegame, endgame of each pair), in how many positions
-/// of `p` it counts: a position whose trace has the pair's term (linear or
-/// inside a king danger sum) counts by its share of the taper, `phase / 24`
+/// of `p` it counts: a position whose trace has the pair's term (linear,
+/// inside a king danger sum or in the winnability sum) counts by its share of the taper, `phase / 24`
 /// for the middlegame scalar and the rest for the endgame one. An endgame
 /// weight seen only in full middlegames moves no score, so it is as rare as
 /// a term seen nowhere.
@@ -196,7 +196,8 @@ pub fn occurrences(p: &Positions, scalars: usize) -> Vec<f64> {
     for (i, m) in p.meta.iter().enumerate() {
         let v = view_of(m, &p.coefs);
         let mg = f64::from(v.phase.clamp(0, MAX_PHASE)) / f64::from(MAX_PHASE);
-        for &(idx, c) in v.linear.iter().chain(v.danger[0]).chain(v.danger[1]) {
+        let all = v.linear.iter().chain(v.danger[0]).chain(v.danger[1]);
+        for &(idx, c) in all.chain(v.winnable) {
             let idx = idx as usize;
             if c != 0 && idx < pairs && seen[idx] != i {
                 seen[idx] = i;
