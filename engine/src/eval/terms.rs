@@ -167,6 +167,9 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         Side::new(board, Color::Black),
     ];
     let occ = board.occupied().0;
+    // Both sides' pieces in pawn units: the space term's phase and the
+    // winnability sum's pawn ending.
+    let non_pawn_units = sides[0].minor_major_units() + sides[1].minor_major_units();
     let pawn_att = [
         pawn_attacks(sides[0].pawns, true),
         pawn_attacks(sides[1].pawns, false),
@@ -508,7 +511,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
     }
 
     // Threats, from the attacker's side.
-    let space_phase = sides[0].minor_major_units() + sides[1].minor_major_units() >= SPACE_UNITS;
+    let space_phase = non_pawn_units >= SPACE_UNITS;
     let blocked = 2 * cnt(forward(sides[0].pawns, true) & sides[1].pawns);
     for c in 0..2 {
         let (us, them, a, d) = (&sides[c], &sides[1 - c], &att[c], &att[1 - c]);
@@ -778,7 +781,7 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
         outflanking,
         both_flanks as i32,
         (wk / 8 >= 4 || bk / 8 <= 3) as i32,
-        (sides[0].minor_major_units() + sides[1].minor_major_units() == 0) as i32,
+        (non_pawn_units == 0) as i32,
         (outflanking < 0 && !both_flanks) as i32,
         1,
     ];
