@@ -775,14 +775,19 @@ pub(crate) fn evaluate_terms<K: EvalSink>(board: &Board, w: &EvalWeights, sink: 
     let (wk, bk) = (sides[0].king, sides[1].king);
     let outflanking = (wk % 8).abs_diff(bk % 8) as i32 - (wk / 8).abs_diff(bk / 8) as i32;
     let both_flanks = all_pawns & QUEEN_SIDE != 0 && all_pawns & !QUEEN_SIDE != 0;
+    // In the order of the `winnable` weights.
     let winnable_terms = [
         cnt(passed[0] | passed[1]),
         cnt(all_pawns),
         outflanking,
         both_flanks as i32,
+        // A king in the enemy half (infiltration).
         (wk / 8 >= 4 || bk / 8 <= 3) as i32,
+        // A pawn ending.
         (non_pawn_units == 0) as i32,
+        // Kings facing each other with the pawns on one flank (almost unwinnable).
         (outflanking < 0 && !both_flanks) as i32,
+        // The constant.
         1,
     ];
     for (i, coef) in winnable_terms.into_iter().enumerate() {

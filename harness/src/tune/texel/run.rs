@@ -185,8 +185,9 @@ fn write_rows(path: &Path, rows: &[LossRow]) -> Result<(), TexelError> {
 
 /// Per flat scalar (middlegame, endgame of each pair), in how many positions
 /// of `p` it counts: a position whose trace has the pair's term (linear,
-/// inside a king danger sum or in the winnability sum) counts by its share of the taper, `phase / 24`
-/// for the middlegame scalar and the rest for the endgame one. An endgame
+/// inside a king danger sum or in the winnability sum) counts by its share
+/// of the taper, `phase / 24` for the middlegame scalar and the rest for the
+/// endgame one. An endgame
 /// weight seen only in full middlegames moves no score, so it is as rare as
 /// a term seen nowhere.
 pub fn occurrences(p: &Positions, scalars: usize) -> Vec<f64> {
