@@ -239,6 +239,9 @@ search_params! {
     time_stability: bool = false, "scale the soft limit by how long the best move has stayed the same: time_unstable_pct after a change, falling linearly to time_stable_pct after four unchanged iterations";
     time_unstable_pct: i32 = 100, [50, 300; 10], "soft limit, in percent, right after the best move changed (time_stability)";
     time_stable_pct: i32 = 100, [20, 150; 5], "soft limit, in percent, once the best move has held for four iterations (time_stability)";
+    time_node_fraction: bool = false, "scale the soft limit by the share of the nodes spent below the best root move: (time_node_base_pct - share) x time_node_scale_pct";
+    time_node_base_pct: i32 = 150, [100, 250; 10], "node-fraction time scaling: the share, in percent, at which the soft limit would fall to zero (time_node_fraction)";
+    time_node_scale_pct: i32 = 135, [50, 300; 10], "node-fraction time scaling: the multiplier, in percent (time_node_fraction)";
     time_movetime_min_pct: i32 = 50, [0, 100; 5], "go movetime: use at least this percent of it even when the overhead would leave less";
     time_missing_clock_ms: i32 = 1000, [1, 60000], "per-move time when go gives clock fields but not the mover's (ms)";
     move_overhead_ms: i32 = 50, [0, 5000; 5], "time reserved per move for communication and scheduling delays (ms)";

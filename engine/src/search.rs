@@ -337,12 +337,21 @@ struct Worker<'a> {
     root_best: Option<(Move, i32)>,
     /// Best move of the previous iteration, searched first at the root.
     prev_best: Option<Move>,
+    /// Nodes searched below each root move so far, by `from * 64 + to`
+    /// (time management's node fraction).
+    root_nodes: Vec<u64>,
     /// Nominal depth of the current iteration (plies).
     root_depth: i32,
     root_stm: Color,
     /// Triangular principal variation of the quiescence search, one line per
     /// ply; empty (not collected) except in [`Searcher::quiet_leaf`].
     qs_pv: Vec<Vec<Move>>,
+}
+
+/// Index of a root move in [`Worker::root_nodes`] (under-promotions share
+/// their queen promotion's slot, which the node fraction can afford).
+fn root_node_index(mv: Move) -> usize {
+    mv.from as usize * 64 + mv.to as usize
 }
 
 fn is_mate_score(v: i32) -> bool {
@@ -401,6 +410,7 @@ impl<'a> Worker<'a> {
             root_filter: Vec::new(),
             root_best: None,
             prev_best: None,
+            root_nodes: vec![0; 64 * 64],
             root_depth: 0,
             root_stm,
             qs_pv: Vec::new(),
@@ -545,15 +555,18 @@ impl<'a> Worker<'a> {
             });
             // Step 13: no new iteration once the soft limit has passed (an
             // iteration that overruns is cut by the hard limit instead). A
-            // best move that keeps changing earns more time, a settled one
-            // less; never past the hard limit.
+            // best move that keeps changing or takes a small share of the
+            // nodes earns more time, a settled one less; never past the
+            // hard limit.
             stable = if last_best == Some(best) {
                 stable + 1
             } else {
                 0
             };
             last_best = Some(best);
-            if let Some(soft) = self.budget.scaled_soft_ms(stable, self.sp) {
+            let best_permille = (self.root_nodes[root_node_index(best)] as u128 * 1000
+                / self.nodes.max(1) as u128) as u32;
+            if let Some(soft) = self.budget.scaled_soft_ms(stable, best_permille, self.sp) {
                 if self.elapsed_ms() >= soft {
                     break;
                 }
@@ -1395,6 +1408,7 @@ impl<'a> Worker<'a> {
 
             self.stack[ply].play(us, mv, piece, capture);
             searched += 1;
+            let nodes_before = self.nodes;
             let score = if searched == 1 {
                 -self.negamax(
                     &child,
@@ -1427,6 +1441,9 @@ impl<'a> Worker<'a> {
                 }
                 s
             };
+            if root {
+                self.root_nodes[root_node_index(mv)] += self.nodes - nodes_before;
+            }
             if self.aborted {
                 self.hashes.pop();
                 return 0;
@@ -1847,6 +1864,38 @@ mod tests {
             (again.nodes, again.score, again.best_move),
             (fresh.nodes, fresh.score, fresh.best_move)
         );
+    }
+
+    #[test]
+    fn root_nodes_account_for_every_node_below_the_root() {
+        let pos = Position::from_fen(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        )
+        .unwrap();
+        let board = pos.board();
+        let mut s = Searcher::new(Params::default());
+        let sp = s.params.search.clone();
+        let stop = AtomicBool::new(false);
+        let mut worker = s.unlimited_worker(&sp, &stop, board.side_to_move());
+        let mut score = 0;
+        let mut root_visits = 0;
+        for depth in 1..=7 {
+            worker.root_depth = depth;
+            let before = worker.nodes;
+            score = worker.aspiration(board, depth, score);
+            // The root's own node: one per visit (aspiration re-searches
+            // visit it again), so the children hold all but a few.
+            root_visits += 1;
+            assert!(worker.nodes > before);
+        }
+        let below: u64 = worker.root_nodes.iter().sum();
+        assert!(below < worker.nodes && below + 20 * root_visits >= worker.nodes);
+        let legal = crate::position::legal_moves(board);
+        let counted = (0..64 * 64).filter(|&i| worker.root_nodes[i] > 0).count();
+        assert_eq!(counted, legal.len(), "every root move searched and counted");
+        for mv in legal {
+            assert!(worker.root_nodes[root_node_index(mv)] > 0, "{mv}");
+        }
     }
 
     #[test]

@@ -19,21 +19,36 @@ pub struct TimeBudget {
 }
 
 impl TimeBudget {
-    /// The soft limit after `stable` completed iterations in a row kept the
-    /// same best move: with `time_stability`, `time_unstable_pct` of it
-    /// right after a change, falling linearly to `time_stable_pct` at four
-    /// unchanged iterations, and never past the hard limit. A fixed budget
-    /// (soft = hard, `go movetime`) is not scaled.
-    pub fn scaled_soft_ms(&self, stable: u32, p: &SearchParams) -> Option<u64> {
+    /// The soft limit after an iteration, scaled by how settled the choice
+    /// is, never past the hard limit; a fixed budget (soft = hard, `go
+    /// movetime`) is not scaled.
+    /// - `time_stability`, from `stable`, the completed iterations in a row
+    ///   that kept the same best move: `time_unstable_pct` of the limit right
+    ///   after a change, falling linearly to `time_stable_pct` at four.
+    /// - `time_node_fraction`, from `best_permille`, the share (per mille)
+    ///   of the search's nodes spent below the best root move: a move that
+    ///   took nearly all of them is rarely overturned by one more iteration,
+    ///   one that took few is contested. The limit is multiplied by
+    ///   `(time_node_base_pct - share) * time_node_scale_pct`, in percent.
+    pub fn scaled_soft_ms(&self, stable: u32, best_permille: u32, p: &SearchParams) -> Option<u64> {
         let soft = self.soft_ms?;
-        match self.hard_ms {
-            Some(hard) if p.time_stability && soft < hard => {
-                let (hi, lo) = (p.time_unstable_pct, p.time_stable_pct);
-                let pct = hi - (hi - lo) * stable.min(4) as i32 / 4;
-                Some((soft as u128 * pct.max(1) as u128 / 100).min(hard as u128) as u64)
-            }
-            _ => Some(soft),
+        let Some(hard) = self.hard_ms.filter(|&hard| soft < hard) else {
+            return Some(soft);
+        };
+        // The product of the two factors, in millionths.
+        let mut scale: u128 = 1_000_000;
+        if p.time_stability {
+            let (hi, lo) = (p.time_unstable_pct, p.time_stable_pct);
+            let pct = hi - (hi - lo) * stable.min(4) as i32 / 4;
+            scale = scale * pct.max(1) as u128 / 100;
         }
+        if p.time_node_fraction {
+            let share = best_permille.min(1000) as i64;
+            let base = p.time_node_base_pct as i64 * 10;
+            let factor = (base - share).max(1) as u128 * p.time_node_scale_pct.max(1) as u128;
+            scale = scale * factor / 100_000;
+        }
+        Some((soft as u128 * scale / 1_000_000).clamp(1, hard as u128) as u64)
     }
 }
 
@@ -154,27 +169,58 @@ mod tests {
             hard_ms: Some(4000),
         };
         let mut p = SearchParams::default();
-        assert_eq!(b.scaled_soft_ms(0, &p), Some(1000), "off: unscaled");
+        assert_eq!(b.scaled_soft_ms(0, 500, &p), Some(1000), "off: unscaled");
         p.time_stability = true;
         p.time_unstable_pct = 200;
         p.time_stable_pct = 60;
-        assert_eq!(b.scaled_soft_ms(0, &p), Some(2000));
-        assert_eq!(b.scaled_soft_ms(2, &p), Some(1300));
-        assert_eq!(b.scaled_soft_ms(4, &p), Some(600));
-        assert_eq!(b.scaled_soft_ms(9, &p), Some(600));
+        assert_eq!(b.scaled_soft_ms(0, 500, &p), Some(2000));
+        assert_eq!(b.scaled_soft_ms(2, 500, &p), Some(1300));
+        assert_eq!(b.scaled_soft_ms(4, 500, &p), Some(600));
+        assert_eq!(b.scaled_soft_ms(9, 500, &p), Some(600));
         // Never past the hard limit; a fixed budget is left alone.
         p.time_unstable_pct = 300;
         let tight = TimeBudget {
             soft_ms: Some(1000),
             hard_ms: Some(1500),
         };
-        assert_eq!(tight.scaled_soft_ms(0, &p), Some(1500));
+        assert_eq!(tight.scaled_soft_ms(0, 500, &p), Some(1500));
         let fixed = TimeBudget {
             soft_ms: Some(700),
             hard_ms: Some(700),
         };
-        assert_eq!(fixed.scaled_soft_ms(4, &p), Some(700));
-        assert_eq!(TimeBudget::default().scaled_soft_ms(0, &p), None);
+        assert_eq!(fixed.scaled_soft_ms(4, 500, &p), Some(700));
+        assert_eq!(TimeBudget::default().scaled_soft_ms(0, 500, &p), None);
+    }
+
+    #[test]
+    fn a_best_move_taking_most_nodes_shortens_the_soft_limit() {
+        let b = TimeBudget {
+            soft_ms: Some(1000),
+            hard_ms: Some(4000),
+        };
+        let mut p = SearchParams {
+            time_node_fraction: false,
+            ..SearchParams::default()
+        };
+        assert_eq!(b.scaled_soft_ms(0, 100, &p), Some(1000), "off: unscaled");
+        p.time_node_fraction = true;
+        p.time_node_base_pct = 150;
+        p.time_node_scale_pct = 135;
+        // (1.5 - share) * 1.35.
+        assert_eq!(b.scaled_soft_ms(0, 1000, &p), Some(675));
+        assert_eq!(b.scaled_soft_ms(0, 500, &p), Some(1350));
+        assert_eq!(b.scaled_soft_ms(0, 100, &p), Some(1890));
+        assert_eq!(
+            b.scaled_soft_ms(0, 5000, &p),
+            Some(675),
+            "share capped at all"
+        );
+        // With stability the factors multiply; the hard limit still caps.
+        p.time_stability = true;
+        p.time_unstable_pct = 200;
+        p.time_stable_pct = 60;
+        assert_eq!(b.scaled_soft_ms(4, 1000, &p), Some(405));
+        assert_eq!(b.scaled_soft_ms(0, 0, &p), Some(4000));
     }
 
     #[test]

@@ -203,6 +203,9 @@ const OWN_TEST: &[&str] = &[
     "time_stability",
     "time_unstable_pct",
     "time_stable_pct",
+    "time_node_fraction",
+    "time_node_base_pct",
+    "time_node_scale_pct",
     "contempt_cp",
     // Acts only where a null move runs into a mate, which the ordinary
     // positions do not reach at depth 9: mate_threat_extension_changes_the_search.
