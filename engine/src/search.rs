@@ -338,7 +338,8 @@ struct Worker<'a> {
     /// Best move of the previous iteration, searched first at the root.
     prev_best: Option<Move>,
     /// Nodes searched below each root move so far, by `from * 64 + to`
-    /// (time management's node fraction).
+    /// (time management's node fraction). Sized by `iterate` alone, so the
+    /// quiet leaves Texel extraction asks for by the million do not pay.
     root_nodes: Vec<u64>,
     /// Nominal depth of the current iteration (plies).
     root_depth: i32,
@@ -410,7 +411,7 @@ impl<'a> Worker<'a> {
             root_filter: Vec::new(),
             root_best: None,
             prev_best: None,
-            root_nodes: vec![0; 64 * 64],
+            root_nodes: Vec::new(),
             root_depth: 0,
             root_stm,
             qs_pv: Vec::new(),
@@ -454,6 +455,7 @@ impl<'a> Worker<'a> {
         limits: &Limits,
         info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
+        self.root_nodes = vec![0; 64 * 64];
         let mut root_moves = legal_moves(board);
         let wanted: Vec<Move> = root_moves
             .iter()
@@ -1877,6 +1879,7 @@ mod tests {
         let sp = s.params.search.clone();
         let stop = AtomicBool::new(false);
         let mut worker = s.unlimited_worker(&sp, &stop, board.side_to_move());
+        worker.root_nodes = vec![0; 64 * 64];
         let mut score = 0;
         let mut root_visits = 0;
         for depth in 1..=7 {
