@@ -34,6 +34,8 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("razoring", "false"),
     ("razor_qs_checks", "true"),
     ("futility", "false"),
+    ("futility_lmr", "false"),
+    ("capture_futility", "true"),
     ("lmp", "false"),
     ("history_prune", "true"),
     ("see_prune", "false"),

@@ -1291,12 +1291,33 @@ impl<'a> Worker<'a> {
             // Step 7 (in the loop): late-move pruning, futility pruning and
             // SEE pruning, once a move has secured a non-losing score.
             if !root && best > -MATE_BOUND {
+                // The depth this move would be searched to after its base
+                // late-move reduction, which the futility rules judge by.
+                let lmr_d = (d_plies - 1 - self.lmr.get(d_plies, move_count) / ONE_PLY).max(0);
                 if quiet && !gives_check && !in_check {
                     if sp.lmp && move_count as i32 > lmp_count {
                         skip_quiets = true;
                         continue;
                     }
-                    if sp.futility && d_plies <= 3 {
+                    // Reduced-depth futility: a late move at depth 7 is
+                    // judged as the depth-3 search it would get.
+                    if sp.futility && sp.futility_lmr {
+                        if lmr_d <= sp.futility_lmr_max_depth {
+                            let h = match piece {
+                                Some(p) if sp.futility_lmr_history_div > 0 => {
+                                    *hist.get_or_insert_with(|| {
+                                        self.order_ctx(ply, keys).quiet_history(us, p, mv)
+                                    }) / sp.futility_lmr_history_div
+                                }
+                                _ => 0,
+                            };
+                            let margin =
+                                sp.futility_lmr_base_cp + sp.futility_lmr_per_ply_cp * lmr_d + h;
+                            if static_eval + margin <= alpha {
+                                continue;
+                            }
+                        }
+                    } else if sp.futility && d_plies <= 3 {
                         let margin = match d_plies {
                             1 => sp.futility_margin_cp_d1,
                             2 => sp.futility_margin_cp_d2,
@@ -1318,6 +1339,22 @@ impl<'a> Worker<'a> {
                                 continue;
                             }
                         }
+                    }
+                }
+                // Capture futility: even winning the piece outright would
+                // leave this node far below alpha.
+                if sp.capture_futility
+                    && capture
+                    && mv.promotion.is_none()
+                    && !gives_check
+                    && !in_check
+                    && lmr_d <= sp.capture_futility_max_depth
+                {
+                    let victim = captured_piece(board, mv).map_or(0, |v| self.values[v as usize]);
+                    let margin =
+                        sp.capture_futility_base_cp + sp.capture_futility_per_ply_cp * lmr_d;
+                    if static_eval + victim + margin <= alpha {
+                        continue;
                     }
                 }
                 if sp.see_prune && d_plies <= sp.see_prune_max_depth && !(quiet && gives_check) {

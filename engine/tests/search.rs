@@ -238,6 +238,18 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
     ("probcut_min_depth", &[("probcut", "true")]),
     ("probcut_margin_cp", &[("probcut", "true")]),
     ("probcut_reduction", &[("probcut", "true")]),
+    ("futility_margin_cp_d1", &[("futility_lmr", "false")]),
+    ("futility_margin_cp_d2", &[("futility_lmr", "false")]),
+    ("futility_margin_cp_d3", &[("futility_lmr", "false")]),
+    (
+        "capture_futility_max_depth",
+        &[("capture_futility", "true")],
+    ),
+    ("capture_futility_base_cp", &[("capture_futility", "true")]),
+    (
+        "capture_futility_per_ply_cp",
+        &[("capture_futility", "true")],
+    ),
     // Few depth-9 nodes reach the singular depth (none with the weights of
     // `Bench: 1088566`); a lower one gives the multi-cut candidates.
     ("singular_multicut", &[("singular_min_depth", "6")]),
