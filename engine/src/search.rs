@@ -1285,8 +1285,11 @@ impl<'a> Worker<'a> {
             move_count += 1;
             let piece = board.piece_on(mv.from);
             // This quiet move's history, looked up at most once for history
-            // pruning and LMR.
+            // pruning, futility and LMR.
             let mut hist = None;
+            let mut quiet_hist = |p: Piece| {
+                *hist.get_or_insert_with(|| self.order_ctx(ply, keys).quiet_history(us, p, mv))
+            };
 
             // Step 7 (in the loop): late-move pruning, futility pruning and
             // SEE pruning, once a move has secured a non-losing score.
@@ -1305,9 +1308,7 @@ impl<'a> Worker<'a> {
                         if lmr_d <= sp.futility_lmr_max_depth {
                             let h = match piece {
                                 Some(p) if sp.futility_lmr_history_div > 0 => {
-                                    *hist.get_or_insert_with(|| {
-                                        self.order_ctx(ply, keys).quiet_history(us, p, mv)
-                                    }) / sp.futility_lmr_history_div
+                                    quiet_hist(p) / sp.futility_lmr_history_div
                                 }
                                 _ => 0,
                             };
@@ -1332,10 +1333,7 @@ impl<'a> Worker<'a> {
                     // here and after these last moves is not worth a look.
                     if sp.history_prune && d_plies <= sp.history_prune_max_depth && move_count > 1 {
                         if let Some(p) = piece {
-                            let h = *hist.get_or_insert_with(|| {
-                                self.order_ctx(ply, keys).quiet_history(us, p, mv)
-                            });
-                            if h < -sp.history_prune_margin * d_plies {
+                            if quiet_hist(p) < -sp.history_prune_margin * d_plies {
                                 continue;
                             }
                         }
@@ -1436,10 +1434,7 @@ impl<'a> Worker<'a> {
                 }
                 if quiet && sp.lmr_history_divisor > 0 {
                     if let Some(p) = piece {
-                        let h = *hist.get_or_insert_with(|| {
-                            self.order_ctx(ply, keys).quiet_history(us, p, mv)
-                        });
-                        r -= h * ONE_PLY / sp.lmr_history_divisor;
+                        r -= quiet_hist(p) * ONE_PLY / sp.lmr_history_divisor;
                     }
                 }
                 r = r.min(new_depth - ONE_PLY).max(0);
