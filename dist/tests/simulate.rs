@@ -75,9 +75,11 @@ fn two_hundred_workers_lose_and_double_count_nothing() {
                 let w = db
                     .run(|c| queue::register_worker(c, test.id, &format!("sim{i}"), "[]", 0))
                     .unwrap();
+                let mut wait = Duration::ZERO;
                 loop {
                     match db.run(|c| queue::claim(c, test.id, w)).unwrap() {
                         Claim::Batch { idx, token } => {
+                            wait = Duration::ZERO;
                             claims.fetch_add(1, Ordering::Relaxed);
                             let pairs: Vec<_> = test.pairs_of(idx).map(fake).collect();
                             let done = |db: &mut Db| {
@@ -95,7 +97,14 @@ fn two_hundred_workers_lose_and_double_count_nothing() {
                                 rejected.fetch_add(1, Ordering::Relaxed);
                             }
                         }
-                        Claim::Wait => std::thread::sleep(Duration::from_millis(5)),
+                        // Back off as the real worker does: 200 threads
+                        // polling every few milliseconds at the tail would
+                        // starve the completions they wait for.
+                        Claim::Wait => {
+                            wait = (wait * 2)
+                                .clamp(Duration::from_millis(25), Duration::from_millis(500));
+                            std::thread::sleep(wait);
+                        }
                         Claim::Finished | Claim::Stopped => break,
                     }
                 }
