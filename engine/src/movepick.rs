@@ -246,8 +246,8 @@ pub struct OrderCtx<'a> {
     pub ply: usize,
     /// The opponent's last move (piece, destination), for countermoves.
     pub prev: Option<(Piece, Square)>,
-    /// The moves one and two plies back, for continuation history.
-    pub cont: [Option<ContKey>; 2],
+    /// The moves one, two and four plies back, for continuation history.
+    pub cont: [Option<ContKey>; 3],
 }
 
 impl<'a> OrderCtx<'a> {
@@ -265,7 +265,7 @@ impl<'a> OrderCtx<'a> {
         let cont = |k: Option<ContKey>| k.filter(|_| p.cont_history).map(|k| heur.cont_table(k));
         QuietTables {
             history: p.history.then(|| heur.history_table(us)),
-            cont: [cont(self.cont[0]), cont(self.cont[1])],
+            cont: self.cont.map(cont),
         }
     }
 }
@@ -274,7 +274,7 @@ impl<'a> OrderCtx<'a> {
 /// where switched off or without an earlier move).
 struct QuietTables<'a> {
     history: Option<&'a [i32]>,
-    cont: [Option<&'a [i32]>; 2],
+    cont: [Option<&'a [i32]>; 3],
 }
 
 impl QuietTables<'_> {
@@ -637,7 +637,7 @@ mod tests {
             values: &V,
             ply: 3,
             prev: None,
-            cont: [None; 2],
+            cont: [None; 3],
         };
         let mut picker = MovePicker::new(tt, mode);
         let mut out = Vec::new();
@@ -800,7 +800,7 @@ mod tests {
             ..SearchParams::default()
         };
         let pos = |order: &[Move], m: Move| order.iter().position(|&x| x == m).unwrap();
-        let picked = |p: &SearchParams, cont: [Option<ContKey>; 2]| {
+        let picked = |p: &SearchParams, cont: [Option<ContKey>; 3]| {
             let c = OrderCtx {
                 params: p,
                 heur: &heur,
@@ -812,17 +812,17 @@ mod tests {
             let mut picker = MovePicker::new(None, PickMode::All);
             std::iter::from_fn(|| picker.next(&board, &c)).collect::<Vec<_>>()
         };
-        let order = picked(&p, [Some(prev), None]);
+        let order = picked(&p, [Some(prev), None, None]);
         assert!(
             pos(&order, a) < pos(&order, b),
             "continuation history counts"
         );
         // Another previous move, or the switch off: butterfly history decides.
         let other = (Color::Black, Piece::Knight, Square::H3);
-        let order = picked(&p, [Some(other), None]);
+        let order = picked(&p, [Some(other), None, None]);
         assert!(pos(&order, b) < pos(&order, a));
         p.cont_history = false;
-        let order = picked(&p, [Some(prev), None]);
+        let order = picked(&p, [Some(prev), None, None]);
         assert!(pos(&order, b) < pos(&order, a));
     }
 

@@ -178,6 +178,9 @@ search_params! {
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp)";
     see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
+    see_quiet_lmr: bool = false, "SEE pruning of quiet moves by the depth left after the move's late-move reduction (Stockfish's lmrDepth rule): margin see_quiet_lmr_quad_cp x d^2 + see_quiet_lmr_lin_cp x d instead of see_quiet_margin_cp per ply of full depth";
+    see_quiet_lmr_quad_cp: i32 = 25, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
+    see_quiet_lmr_lin_cp: i32 = 20, [0, 150; 8], "see_quiet_lmr: margin per ply of reduced depth (cp)";
     improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";
     corr_history: bool = false, "correction history: add to each static eval the running average of how far searches of the same pawn structure (side to move) landed from theirs";
     corr_history_max_cp: i32 = 100, [10, 400], "correction history: bound on one search's error and on the correction (cp)";
@@ -227,6 +230,7 @@ search_params! {
     capture_history: bool = false, "capture history: order captures among equals in MVV band also by how they did (mvv_see order)";
     capture_history_divisor: i32 = 8, [1, 64; 2], "capture history is divided by this before it joins the MVV score (victim value x 8)";
     cont_history: bool = true, "continuation history: order quiet moves also by how they did after the previous two moves";
+    cont_history_ply4: bool = false, "continuation history also by the side to move's own move before last, four plies back (Stockfish's third continuation table)";
     order_threats: i32 = 7500, [0, 32768; 1000], "quiet ordering: a minor piece leaving a pawn's attack gains this (history units), a rook leaving a minor's 1.5x, a queen leaving a rook's 3x; a piece stepping onto a square so attacked loses about as much (0: off)";
     order_checks: i32 = 0, [0, 32768; 1000], "quiet ordering: a quiet move that gives direct check gains this (history units; 0: off)";
     // Step 11: quiescence search

@@ -266,7 +266,7 @@ pub struct QuietLeaf {
 #[derive(Clone, Copy)]
 struct OrderKeys {
     prev: Option<(Piece, Square)>,
-    cont: [Option<ContKey>; 2],
+    cont: [Option<ContKey>; 3],
 }
 
 /// Per-ply search state.
@@ -749,9 +749,14 @@ impl<'a> Worker<'a> {
                 None
             }
         };
+        let ply4 = if self.sp.cont_history_ply4 {
+            key(4)
+        } else {
+            None
+        };
         OrderKeys {
             prev,
-            cont: [key(1), key(2)],
+            cont: [key(1), key(2), ply4],
         }
     }
 
@@ -1356,7 +1361,11 @@ impl<'a> Worker<'a> {
                     }
                 }
                 if sp.see_prune && d_plies <= sp.see_prune_max_depth && !(quiet && gives_check) {
-                    let margin = if quiet {
+                    let margin = if quiet && sp.see_quiet_lmr {
+                        // A late quiet move is judged by the shallow search
+                        // it would get: at reduced depth 0 any loss prunes.
+                        (sp.see_quiet_lmr_quad_cp * lmr_d + sp.see_quiet_lmr_lin_cp) * lmr_d
+                    } else if quiet {
                         sp.see_quiet_margin_cp * d_plies
                     } else {
                         sp.see_capture_margin_cp * d_plies
@@ -1626,8 +1635,8 @@ impl<'a> Worker<'a> {
             }
         }
         if sp.cont_history {
-            for back in 1..=2 {
-                if ply < back {
+            for back in [1, 2, 4] {
+                if ply < back || (back == 4 && !sp.cont_history_ply4) {
                     break;
                 }
                 let Some(key) = self.stack[ply - back].cont_key else {
