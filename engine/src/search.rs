@@ -749,14 +749,9 @@ impl<'a> Worker<'a> {
                 None
             }
         };
-        let ply4 = if self.sp.cont_history_ply4 {
-            key(4)
-        } else {
-            None
-        };
         OrderKeys {
             prev,
-            cont: [key(1), key(2), ply4],
+            cont: [key(1), key(2), key(4).filter(|_| self.sp.cont_history_ply4)],
         }
     }
 
@@ -1635,13 +1630,8 @@ impl<'a> Worker<'a> {
             }
         }
         if sp.cont_history {
-            for back in [1, 2, 4] {
-                if ply < back || (back == 4 && !sp.cont_history_ply4) {
-                    break;
-                }
-                let Some(key) = self.stack[ply - back].cont_key else {
-                    continue;
-                };
+            // The same tables the move ordering read at this node.
+            for key in self.order_keys(ply).cont.into_iter().flatten() {
                 for m in tried.iter().flatten() {
                     if let Some(p) = board.piece_on(m.from) {
                         self.heur
