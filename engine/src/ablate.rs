@@ -47,6 +47,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("lmr_killer_less16", "0"),
     ("lmr_not_improving16", "0"),
     ("lmr_history_divisor", "0"),
+    ("lmr_ttpv_less16", "16"),
     ("lmr_cut_node16", "16"),
     ("lmr_bad_captures", "true"),
     ("lmr_tt_capture16", "16"),

@@ -193,6 +193,7 @@ search_params! {
     lmr_pv_less16: i32 = 16, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
     lmr_killer_less16: i32 = 16, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
     lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
+    lmr_ttpv_less16: i32 = 0, [0, 48; 4], "LMR: reduce this much less (1/16 ply) at a node that is or was on a principal variation (its TT entry says so; Stockfish's ttPv), on top of lmr_pv_less16 at PV nodes";
     lmr_cut_node16: i32 = 0, [0, 48; 4], "LMR: reduce this much more at expected cut nodes (1/16 ply)";
     lmr_bad_captures: bool = false, "LMR: reduce late captures that lose material by static exchange as late quiet moves are (without the history term)";
     lmr_tt_capture16: i32 = 0, [0, 32; 2], "LMR: reduce quiet moves this much more at a node whose TT move is a capture (1/16 ply)";

@@ -822,6 +822,7 @@ impl<'a> Worker<'a> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn tt_store(
         &mut self,
         key: u64,
@@ -830,10 +831,11 @@ impl<'a> Worker<'a> {
         eval: i32,
         depth: i32,
         bound: Bound,
+        pv: bool,
         ply: usize,
     ) {
         if self.sp.tt {
-            self.tt.store(key, mv, score, eval, depth, bound, ply);
+            self.tt.store(key, mv, score, eval, depth, bound, pv, ply);
         }
     }
 
@@ -906,6 +908,9 @@ impl<'a> Worker<'a> {
             None => board.hash(),
         };
         let hit = self.tt_probe(key, ply);
+        // On a principal variation now or when last searched (Stockfish's
+        // ttPv): such nodes are where a re-search is likeliest to matter.
+        let tt_pv = pv_node || hit.is_some_and(|h| h.pv);
         let mut tt_move = if root {
             self.prev_best.or(hit.and_then(|h| h.mv))
         } else {
@@ -1005,7 +1010,7 @@ impl<'a> Worker<'a> {
             }
             self.hashes.pop();
             if let Some((mv, v)) = cut {
-                self.tt_store(key, Some(mv), v, raw_eval, depth, Bound::Lower, ply);
+                self.tt_store(key, Some(mv), v, raw_eval, depth, Bound::Lower, tt_pv, ply);
                 return v;
             }
         }
@@ -1174,7 +1179,16 @@ impl<'a> Worker<'a> {
                     return 0;
                 }
                 if let Some((mv, v)) = cut {
-                    self.tt_store(key, Some(mv), v, raw_eval, pc_depth, Bound::Lower, ply);
+                    self.tt_store(
+                        key,
+                        Some(mv),
+                        v,
+                        raw_eval,
+                        pc_depth,
+                        Bound::Lower,
+                        tt_pv,
+                        ply,
+                    );
                     return v;
                 }
             }
@@ -1422,6 +1436,9 @@ impl<'a> Worker<'a> {
                 if pv_node {
                     r -= sp.lmr_pv_less16;
                 }
+                if tt_pv {
+                    r -= sp.lmr_ttpv_less16;
+                }
                 if !improving {
                     r += sp.lmr_not_improving16;
                 }
@@ -1558,7 +1575,7 @@ impl<'a> Worker<'a> {
                 .correction
                 .update(board, best - raw_eval, d_plies, sp.corr_history_max_cp);
         }
-        self.tt_store(key, best_move, best, raw_eval, depth, bound, ply);
+        self.tt_store(key, best_move, best, raw_eval, depth, bound, tt_pv, ply);
         best
     }
 
@@ -1788,6 +1805,7 @@ impl<'a> Worker<'a> {
             if in_check { 0 } else { raw_eval },
             0,
             bound,
+            pv_node || hit.is_some_and(|h| h.pv),
             ply,
         );
         best

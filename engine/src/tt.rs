@@ -58,7 +58,8 @@ struct Entry {
     eval: i16,
     /// Remaining depth in sixteenths of a ply.
     depth: i16,
-    /// Generation (upper 6 bits) and bound (lower 2 bits).
+    /// Generation (upper 5 bits), whether the node was on a principal
+    /// variation (bit 2) and bound (lower 2 bits).
     gen_bound: u8,
 }
 
@@ -72,7 +73,9 @@ const CLUSTER: usize = 4;
 struct Cluster([Entry; CLUSTER]);
 
 const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
-const GEN_STEP: u8 = 4;
+const GEN_STEP: u8 = 8;
+const GEN_MASK: u8 = !(GEN_STEP - 1);
+const PV_BIT: u8 = 4;
 
 /// A successful probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +87,8 @@ pub struct TtHit {
     /// Remaining depth the score was searched to, in sixteenths of a ply.
     pub depth: i32,
     pub bound: Bound,
+    /// The node was on a principal variation when stored (Stockfish's ttPv).
+    pub pv: bool,
 }
 
 /// The table. Single-threaded: the searcher owns it.
@@ -202,10 +207,13 @@ impl TransTable {
                 eval: e.eval as i32,
                 depth: e.depth as i32,
                 bound: Bound::from_bits(e.gen_bound),
+                pv: e.gen_bound & PV_BIT != 0,
             })
     }
 
-    /// Store a result. `depth` is in sixteenths of a ply, `score` root-relative.
+    /// Store a result. `depth` is in sixteenths of a ply, `score` root-relative;
+    /// `pv` marks a node that is or was on a principal variation.
+    #[allow(clippy::too_many_arguments)]
     pub fn store(
         &mut self,
         key: u64,
@@ -214,13 +222,14 @@ impl TransTable {
         eval: i32,
         depth: i32,
         bound: Bound,
+        pv: bool,
         ply: usize,
     ) {
         let generation = self.generation;
         let idx = self.index(key);
         let cluster = &mut self.clusters[idx];
         let check = key as u32;
-        let age = |e: &Entry| (generation.wrapping_sub(e.gen_bound & !3) / GEN_STEP) as i32;
+        let age = |e: &Entry| (generation.wrapping_sub(e.gen_bound & GEN_MASK) / GEN_STEP) as i32;
         let mut victim = 0;
         let mut worst = i32::MAX;
         for (i, e) in cluster.0.iter().enumerate() {
@@ -259,7 +268,7 @@ impl TransTable {
             score: score_to_tt(score, ply).clamp(-32_000, 32_000) as i16,
             eval: eval.clamp(-32_000, 32_000) as i16,
             depth: depth.clamp(-ONE_PLY, i16::MAX as i32) as i16,
-            gen_bound: generation | bound as u8,
+            gen_bound: generation | if pv { PV_BIT } else { 0 } | bound as u8,
         };
     }
 
@@ -270,7 +279,7 @@ impl TransTable {
         for c in self.clusters.iter().take(1000 / CLUSTER) {
             for e in &c.0 {
                 total += 1;
-                if e.gen_bound & 3 != 0 && e.gen_bound & !3 == self.generation {
+                if e.gen_bound & 3 != 0 && e.gen_bound & GEN_MASK == self.generation {
                     used += 1;
                 }
             }
@@ -298,16 +307,16 @@ mod tests {
         let mut tt = TransTable::new(1);
         // Found at ply 5: mate in 3 plies from that node = MATE - 8 from root.
         let score = MATE - 8;
-        tt.store(42, None, score, 0, 64, Bound::Exact, 5);
+        tt.store(42, None, score, 0, 64, Bound::Exact, false, 5);
         // Probed at ply 9 through a transposition: still mate 3 plies away.
         let hit = tt.probe(42, 9).unwrap();
         assert_eq!(hit.score, MATE - 12);
         assert_eq!(MATE - hit.score - 9, 3);
         // Being mated works the same way.
-        tt.store(43, None, -(MATE - 6), 0, 64, Bound::Upper, 2);
+        tt.store(43, None, -(MATE - 6), 0, 64, Bound::Upper, false, 2);
         assert_eq!(tt.probe(43, 0).unwrap().score, -(MATE - 4));
         // Normal scores are untouched.
-        tt.store(44, None, 123, 7, 4, Bound::Lower, 30);
+        tt.store(44, None, 123, 7, 4, Bound::Lower, false, 30);
         let hit = tt.probe(44, 3).unwrap();
         assert_eq!(
             (hit.score, hit.eval, hit.depth, hit.bound),
@@ -321,7 +330,7 @@ mod tests {
         // 2.5 and 37.75 plies: both must come back exactly, or an entry
         // could never cut off at the depth it was searched to.
         for (key, depth) in [(7u64, 40), (8, 604), (9, 0)] {
-            tt.store(key, None, 0, 0, depth, Bound::Lower, 0);
+            tt.store(key, None, 0, 0, depth, Bound::Lower, false, 0);
             assert_eq!(tt.probe(key, 0).unwrap().depth, depth);
         }
     }
@@ -333,7 +342,7 @@ mod tests {
         // Same cluster (high bits), different low 32 bits.
         let b = a ^ 1;
         assert_eq!(tt.index(a), tt.index(b));
-        tt.store(a, None, 11, 0, 16, Bound::Exact, 0);
+        tt.store(a, None, 11, 0, 16, Bound::Exact, false, 0);
         assert!(tt.probe(b, 0).is_none());
         assert_eq!(tt.probe(a, 0).unwrap().score, 11);
     }
@@ -355,19 +364,45 @@ mod tests {
             .collect();
         assert!(keys.iter().all(|&k| tt.index(k) == tt.index(keys[0])));
         for (i, &k) in keys.iter().take(4).enumerate() {
-            tt.store(k, None, 0, 0, (10 - i as i32) * ONE_PLY, Bound::Exact, 0);
+            tt.store(
+                k,
+                None,
+                0,
+                0,
+                (10 - i as i32) * ONE_PLY,
+                Bound::Exact,
+                false,
+                0,
+            );
         }
         // The shallowest (depth 7, keys[3]) is replaced first.
-        tt.store(keys[4], None, 0, 0, ONE_PLY, Bound::Exact, 0);
+        tt.store(keys[4], None, 0, 0, ONE_PLY, Bound::Exact, false, 0);
         assert!(tt.probe(keys[3], 0).is_none());
         assert!(tt.probe(keys[0], 0).is_some());
         // After many searches, old deep entries give way.
         for _ in 0..10 {
             tt.new_search();
         }
-        tt.store(keys[5], None, 0, 0, ONE_PLY, Bound::Exact, 0);
+        tt.store(keys[5], None, 0, 0, ONE_PLY, Bound::Exact, false, 0);
         assert!(tt.probe(keys[5], 0).is_some());
         // One entry of the first thousand slots is from this search.
         assert_eq!(tt.hashfull(), 1);
+    }
+
+    #[test]
+    fn pv_flag_is_kept_apart_from_bound_and_age() {
+        let mut tt = TransTable::new(1);
+        for _ in 0..3 {
+            tt.new_search();
+        }
+        tt.store(5, None, 1, 0, 16, Bound::Upper, true, 0);
+        tt.store(6, None, 2, 0, 16, Bound::Lower, false, 0);
+        let (a, b) = (tt.probe(5, 0).unwrap(), tt.probe(6, 0).unwrap());
+        assert_eq!((a.pv, a.bound), (true, Bound::Upper));
+        assert_eq!((b.pv, b.bound), (false, Bound::Lower));
+        // A PV entry still counts as this search's, and ages like any other.
+        assert_eq!(tt.hashfull(), 2);
+        tt.new_search();
+        assert_eq!(tt.hashfull(), 0);
     }
 }

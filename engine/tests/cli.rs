@@ -108,6 +108,7 @@ fn params_spsa_selects_search_eval_all_or_prefixes() {
             "lmr_pv_less16",
             "lmr_killer_less16",
             "lmr_not_improving16",
+            "lmr_ttpv_less16",
             "lmr_cut_node16",
             "lmr_tt_capture16",
             "lmr_deeper_margin_cp",
