@@ -39,7 +39,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("lmp", "false"),
     ("history_prune", "true"),
     ("see_prune", "false"),
-    ("see_quiet_lmr", "true"),
+    ("see_quiet_lmr", "false"),
     ("improving", "false"),
     ("corr_history", "true"),
     ("lmr", "false"),

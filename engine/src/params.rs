@@ -175,10 +175,10 @@ search_params! {
     history_prune_max_depth: i32 = 3, [1, 8; 1], "maximum depth (plies) for history pruning";
     history_prune_margin: i32 = 1000, [0, 16384; 250], "history pruning threshold per ply of depth (history units; the butterfly and two continuation tables summed)";
     see_prune: bool = true, "prune moves that lose material by static exchange at shallow depth";
-    see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp)";
+    see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp), with see_quiet_lmr off";
     see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
-    see_quiet_lmr: bool = false, "SEE pruning of quiet moves by the depth left after the move's late-move reduction (Stockfish's lmrDepth rule): margin see_quiet_lmr_quad_cp x d^2 + see_quiet_lmr_lin_cp x d instead of see_quiet_margin_cp per ply of full depth";
+    see_quiet_lmr: bool = true, "SEE pruning of quiet moves by the depth left after the move's late-move reduction (Stockfish's lmrDepth rule): margin see_quiet_lmr_quad_cp x d^2 + see_quiet_lmr_lin_cp x d instead of see_quiet_margin_cp per ply of full depth";
     see_quiet_lmr_quad_cp: i32 = 25, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
     see_quiet_lmr_lin_cp: i32 = 20, [0, 150; 8], "see_quiet_lmr: margin per ply of reduced depth (cp)";
     improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";

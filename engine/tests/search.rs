@@ -250,8 +250,7 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
         "capture_futility_per_ply_cp",
         &[("capture_futility", "true")],
     ),
-    ("see_quiet_lmr_quad_cp", &[("see_quiet_lmr", "true")]),
-    ("see_quiet_lmr_lin_cp", &[("see_quiet_lmr", "true")]),
+    ("see_quiet_margin_cp", &[("see_quiet_lmr", "false")]),
     // Few depth-9 nodes reach the singular depth (none with the weights of
     // `Bench: 1088566`); a lower one gives the multi-cut candidates.
     ("singular_multicut", &[("singular_min_depth", "6")]),
