@@ -1298,6 +1298,9 @@ impl<'a> Worker<'a> {
             }
             move_count += 1;
             let piece = board.piece_on(mv.from);
+            // The LMR table's reduction for this move, which both the
+            // reduced-depth pruning rules and LMR itself start from.
+            let base_r = self.lmr.get(d_plies, move_count);
             // This quiet move's history, looked up at most once for history
             // pruning, futility and LMR.
             let mut hist = None;
@@ -1310,7 +1313,7 @@ impl<'a> Worker<'a> {
             if !root && best > -MATE_BOUND {
                 // The depth this move would be searched to after its base
                 // late-move reduction, which the futility rules judge by.
-                let lmr_d = (d_plies - 1 - self.lmr.get(d_plies, move_count) / ONE_PLY).max(0);
+                let lmr_d = (d_plies - 1 - base_r / ONE_PLY).max(0);
                 if quiet && !gives_check && !in_check {
                     if sp.lmp && move_count as i32 > lmp_count {
                         skip_quiets = true;
@@ -1432,7 +1435,7 @@ impl<'a> Worker<'a> {
                 && (quiet
                     || (sp.lmr_bad_captures && capture && !see_ge(board, mv, 0, &self.values)))
             {
-                r = self.lmr.get(d_plies, move_count);
+                r = base_r;
                 if pv_node {
                     r -= sp.lmr_pv_less16;
                 }
@@ -1710,6 +1713,7 @@ impl<'a> Worker<'a> {
         let pv_node = beta - alpha > 1;
         let key = board.hash();
         let hit = self.tt_probe(key, ply);
+        let tt_pv = pv_node || hit.is_some_and(|h| h.pv);
         if let Some(h) = hit {
             if sp.tt_cutoffs && !pv_node && bound_cuts(h.bound, h.score, alpha, beta) {
                 return h.score;
@@ -1805,7 +1809,7 @@ impl<'a> Worker<'a> {
             if in_check { 0 } else { raw_eval },
             0,
             bound,
-            pv_node || hit.is_some_and(|h| h.pv),
+            tt_pv,
             ply,
         );
         best

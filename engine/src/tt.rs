@@ -40,7 +40,7 @@ pub enum Bound {
 
 impl Bound {
     fn from_bits(b: u8) -> Bound {
-        match b & 3 {
+        match b & BOUND_MASK {
             1 => Bound::Upper,
             2 => Bound::Lower,
             3 => Bound::Exact,
@@ -76,6 +76,7 @@ const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
 const GEN_STEP: u8 = 8;
 const GEN_MASK: u8 = !(GEN_STEP - 1);
 const PV_BIT: u8 = 4;
+const BOUND_MASK: u8 = 3;
 
 /// A successful probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,7 +201,7 @@ impl TransTable {
         cluster
             .0
             .iter()
-            .find(|e| e.key == check && e.gen_bound & 3 != 0)
+            .find(|e| e.key == check && e.gen_bound & BOUND_MASK != 0)
             .map(|e| TtHit {
                 mv: unpack_move(e.mv),
                 score: score_from_tt(e.score as i32, ply),
@@ -233,7 +234,7 @@ impl TransTable {
         let mut victim = 0;
         let mut worst = i32::MAX;
         for (i, e) in cluster.0.iter().enumerate() {
-            if e.key == check || e.gen_bound & 3 == 0 {
+            if e.key == check || e.gen_bound & BOUND_MASK == 0 {
                 victim = i;
                 break;
             }
@@ -279,7 +280,7 @@ impl TransTable {
         for c in self.clusters.iter().take(1000 / CLUSTER) {
             for e in &c.0 {
                 total += 1;
-                if e.gen_bound & 3 != 0 && e.gen_bound & GEN_MASK == self.generation {
+                if e.gen_bound & BOUND_MASK != 0 && e.gen_bound & GEN_MASK == self.generation {
                     used += 1;
                 }
             }
