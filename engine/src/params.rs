@@ -118,7 +118,7 @@ search_params! {
     // Step 2: aspiration windows
     aspiration: bool = true, "aspiration windows around the previous iteration's score";
     aspiration_min_depth: i32 = 5, [1, 20; 1], "first depth searched with an aspiration window";
-    aspiration_width_cp: i32 = 20, [5, 200], "initial half-width of the aspiration window (cp)";
+    aspiration_width_cp: i32 = 14, [5, 200], "initial half-width of the aspiration window (cp)";
     aspiration_widen: i32 = 200, [120, 400; 10], "window growth on fail-low/high, in percent";
     aspiration_max_width_cp: i32 = 1000, [50, 5000], "switch to a full window once the half-width exceeds this (cp)";
     aspiration_fail_high_reduce: bool = true, "each fail high in a row searches the re-search one ply shallower (resolves a new best move sooner)";
@@ -137,7 +137,7 @@ search_params! {
     null_move: bool = true, "null-move pruning";
     null_move_r: i32 = 3, [1, 6; 1], "base null-move reduction (plies)";
     null_move_depth_divisor: i32 = 4, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
-    null_move_eval_divisor: i32 = 200, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
+    null_move_eval_divisor: i32 = 250, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
     null_move_max_eval_r: i32 = 3, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
     null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
@@ -149,10 +149,10 @@ search_params! {
     probcut_reduction: i32 = 4, [2, 8; 1], "ProbCut: depth reduction (plies) of the capture searches";
     // Step 7: pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";
-    rfp_margin_cp: i32 = 80, [20, 300], "reverse futility margin per ply (cp)";
+    rfp_margin_cp: i32 = 73, [20, 300], "reverse futility margin per ply (cp)";
     rfp_max_depth: i32 = 7, [1, 16; 1], "maximum depth (plies) for reverse futility pruning";
     razoring: bool = true, "razoring: drop to quiescence when far below alpha";
-    razor_margin_cp: i32 = 300, [50, 1000], "razoring margin per ply (cp)";
+    razor_margin_cp: i32 = 251, [50, 1000], "razoring margin per ply (cp)";
     razor_max_depth: i32 = 2, [1, 6; 1], "maximum depth (plies) for razoring";
     razor_qs_checks: bool = false, "razoring's quiescence search tries quiet checks at its first ply (a quiet mate behind a sacrifice is not razored away)";
     futility: bool = true, "futility pruning of quiet moves (futility_lmr decides how)";
@@ -161,8 +161,8 @@ search_params! {
     futility_margin_cp_d3: i32 = 500, [50, 1500], "futility margin at depth 3 (cp), with futility_lmr off";
     futility_lmr: bool = true, "futility pruning by the depth left after the move's late-move reduction (Stockfish's lmrDepth), one move at a time, its margin raised by the move's history, instead of the three fixed margins";
     futility_lmr_max_depth: i32 = 8, [1, 16; 1], "futility_lmr: deepest reduced depth (plies) it prunes at";
-    futility_lmr_base_cp: i32 = 150, [0, 400; 15], "futility_lmr: margin at reduced depth 0 (cp)";
-    futility_lmr_per_ply_cp: i32 = 130, [30, 300; 12], "futility_lmr: margin added per ply of reduced depth (cp)";
+    futility_lmr_base_cp: i32 = 129, [0, 400; 15], "futility_lmr: margin at reduced depth 0 (cp)";
+    futility_lmr_per_ply_cp: i32 = 131, [30, 300; 12], "futility_lmr: margin added per ply of reduced depth (cp)";
     futility_lmr_history_div: i32 = 64, [0, 512; 8], "futility_lmr: one cp more margin per this much quiet history (0: no history term)";
     capture_futility: bool = false, "futility pruning of captures that do not give check: static eval plus the captured piece plus a margin by the reduced depth still below alpha";
     capture_futility_max_depth: i32 = 6, [1, 12; 1], "capture_futility: deepest reduced depth (plies) it prunes at";
@@ -176,18 +176,18 @@ search_params! {
     history_prune_margin: i32 = 1000, [0, 16384; 250], "history pruning threshold per ply of depth (history units; the butterfly and two continuation tables summed)";
     see_prune: bool = true, "prune moves that lose material by static exchange at shallow depth";
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp), with see_quiet_lmr off";
-    see_capture_margin_cp: i32 = 90, [0, 300], "SEE pruning margin for captures per ply (cp)";
+    see_capture_margin_cp: i32 = 87, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
     see_quiet_lmr: bool = true, "SEE pruning of quiet moves by the depth left after the move's late-move reduction (Stockfish's lmrDepth rule): margin see_quiet_lmr_quad_cp x d^2 + see_quiet_lmr_lin_cp x d instead of see_quiet_margin_cp per ply of full depth";
-    see_quiet_lmr_quad_cp: i32 = 25, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
-    see_quiet_lmr_lin_cp: i32 = 20, [0, 150; 8], "see_quiet_lmr: margin per ply of reduced depth (cp)";
+    see_quiet_lmr_quad_cp: i32 = 28, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
+    see_quiet_lmr_lin_cp: i32 = 10, [0, 150; 8], "see_quiet_lmr: margin per ply of reduced depth (cp)";
     improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";
     corr_history: bool = false, "correction history: add to each static eval the running average of how far searches of the same pawn structure (side to move) landed from theirs";
     corr_history_max_cp: i32 = 100, [10, 400], "correction history: bound on one search's error and on the correction (cp)";
     // Step 8: late move reductions
     lmr: bool = true, "late move reductions";
-    lmr_base: i32 = 75, [0, 200], "LMR: base reduction, in hundredths of a ply";
-    lmr_divisor: i32 = 225, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
+    lmr_base: i32 = 90, [0, 200], "LMR: base reduction, in hundredths of a ply";
+    lmr_divisor: i32 = 199, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
     lmr_min_depth: i32 = 3, [1, 8; 1], "LMR: minimum depth (plies)";
     lmr_min_move: i32 = 3, [1, 12; 1], "LMR: first move number (1-based) that may be reduced";
     lmr_pv_less16: i32 = 16, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
@@ -199,7 +199,7 @@ search_params! {
     lmr_tt_capture16: i32 = 0, [0, 32; 2], "LMR: reduce quiet moves this much more at a node whose TT move is a capture (1/16 ply)";
     lmr_deeper: bool = false, "LMR: a reduced move that beats alpha by more than lmr_deeper_margin_cp is re-searched a ply deeper than planned";
     lmr_deeper_margin_cp: i32 = 64, [0, 300; 8], "LMR: how far above alpha (cp) a reduced move's score must land for lmr_deeper";
-    lmr_history_divisor: i32 = 8000, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
+    lmr_history_divisor: i32 = 9236, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
     ext_one_reply: i32 = 8, [0, 16; 2], "single-reply extension (1/16 ply)";
@@ -232,7 +232,7 @@ search_params! {
     capture_history_divisor: i32 = 8, [1, 64; 2], "capture history is divided by this before it joins the MVV score (victim value x 8)";
     cont_history: bool = true, "continuation history: order quiet moves also by how they did after the previous two moves";
     cont_history_ply4: bool = false, "continuation history also by the side to move's own move before last, four plies back (Stockfish's third continuation table)";
-    order_threats: i32 = 7500, [0, 32768; 1000], "quiet ordering: a minor piece leaving a pawn's attack gains this (history units), a rook leaving a minor's 1.5x, a queen leaving a rook's 3x; a piece stepping onto a square so attacked loses about as much (0: off)";
+    order_threats: i32 = 8723, [0, 32768; 1000], "quiet ordering: a minor piece leaving a pawn's attack gains this (history units), a rook leaving a minor's 1.5x, a queen leaving a rook's 3x; a piece stepping onto a square so attacked loses about as much (0: off)";
     order_checks: i32 = 0, [0, 32768; 1000], "quiet ordering: a quiet move that gives direct check gains this (history units; 0: off)";
     // Step 11: quiescence search
     qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";
