@@ -753,14 +753,23 @@ fn check_resumed_config(
     }
 }
 
-/// Whether `new` differs from `old` only in a larger `games`.
+/// Whether `new` differs from `old` only in a larger `games` (and, for an
+/// SPRT with a cap, the larger `sprt.max_games` that `--games` sets with it).
 fn raises_games_only(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> bool {
-    let games = |m: &BTreeMap<String, String>| m.get("games").and_then(|g| g.parse::<u64>().ok());
+    const CAPS: [&str; 2] = ["games", "sprt.max_games"];
+    let cap = |m: &BTreeMap<String, String>, k: &str| m.get(k).and_then(|g| g.parse::<u64>().ok());
     let rest_equal = old
         .iter()
-        .filter(|(k, _)| k.as_str() != "games")
-        .eq(new.iter().filter(|(k, _)| k.as_str() != "games"));
-    matches!((games(old), games(new)), (Some(a), Some(b)) if b > a) && rest_equal
+        .filter(|(k, _)| !CAPS.contains(&k.as_str()))
+        .eq(new.iter().filter(|(k, _)| !CAPS.contains(&k.as_str())));
+    let sprt_cap_kept_or_raised = match (cap(old, CAPS[1]), cap(new, CAPS[1])) {
+        (None, None) => true,
+        (Some(a), Some(b)) => b >= a,
+        _ => false,
+    };
+    matches!((cap(old, CAPS[0]), cap(new, CAPS[0])), (Some(a), Some(b)) if b > a)
+        && sprt_cap_kept_or_raised
+        && rest_equal
 }
 
 /// Run (or resume) the match `cfg` into `opts.out_dir` and return the final

@@ -171,6 +171,40 @@ fn resume_refuses_a_config_changed_in_what_decides_the_games() {
 }
 
 #[test]
+fn an_sprt_stopped_at_its_cap_resumes_with_more_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fake_config(
+        dir.path(),
+        &["--seed", "4"],
+        "sprt: { elo0: 0, elo1: 5, max_games: 4 }\n",
+    );
+    let o = karsinta(
+        &["match", cfg.to_str().unwrap(), "--out", "run", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let run = dir.path().join("run");
+    assert_eq!(summary_json(&run)["games"], 4);
+
+    // `--games` raises the SPRT's cap with the games: both may rise.
+    let o = karsinta(
+        &["match", "--resume", "run", "--games", "8", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(summary_json(&run)["games"], 8);
+    let config = std::fs::read_to_string(run.join("config.yaml")).unwrap();
+    assert!(config.contains("max_games: 8"), "{config}");
+
+    // The cap alone may not fall below the games played.
+    let edited = config.replace("max_games: 8", "max_games: 2");
+    std::fs::write(run.join("config.yaml"), edited).unwrap();
+    let o = karsinta(&["match", "--resume", "run", "-q"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("sprt.max_games: 8 -> 2"), "{}", text(&o));
+}
+
+#[test]
 fn resume_with_more_games_keeps_the_pairs_played_and_plays_on_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let (cfg, run) = finished_fake_run(dir.path());
