@@ -119,7 +119,7 @@ search_params! {
     aspiration: bool = true, "aspiration windows around the previous iteration's score";
     aspiration_min_depth: i32 = 5, [1, 20; 1], "first depth searched with an aspiration window";
     aspiration_width_cp: i32 = 14, [5, 200], "initial half-width of the aspiration window (cp)";
-    aspiration_widen: i32 = 200, [120, 400; 10], "window growth on fail-low/high, in percent";
+    aspiration_widen: i32 = 215, [120, 400; 10], "window growth on fail-low/high, in percent";
     aspiration_max_width_cp: i32 = 1000, [50, 5000], "switch to a full window once the half-width exceeds this (cp)";
     aspiration_fail_high_reduce: bool = true, "each fail high in a row searches the re-search one ply shallower (resolves a new best move sooner)";
     // Step 3: transposition table
@@ -136,7 +136,7 @@ search_params! {
     // Step 6: null move
     null_move: bool = true, "null-move pruning";
     null_move_r: i32 = 3, [1, 6; 1], "base null-move reduction (plies)";
-    null_move_depth_divisor: i32 = 4, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
+    null_move_depth_divisor: i32 = 7, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
     null_move_eval_divisor: i32 = 250, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
     null_move_max_eval_r: i32 = 3, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
     null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
@@ -150,7 +150,7 @@ search_params! {
     // Step 7: pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";
     rfp_margin_cp: i32 = 73, [20, 300], "reverse futility margin per ply (cp)";
-    rfp_max_depth: i32 = 7, [1, 16; 1], "maximum depth (plies) for reverse futility pruning";
+    rfp_max_depth: i32 = 4, [1, 16; 1], "maximum depth (plies) for reverse futility pruning";
     razoring: bool = true, "razoring: drop to quiescence when far below alpha";
     razor_margin_cp: i32 = 251, [50, 1000], "razoring margin per ply (cp)";
     razor_max_depth: i32 = 2, [1, 6; 1], "maximum depth (plies) for razoring";
@@ -160,10 +160,10 @@ search_params! {
     futility_margin_cp_d2: i32 = 300, [50, 1000], "futility margin at depth 2 (cp), with futility_lmr off";
     futility_margin_cp_d3: i32 = 500, [50, 1500], "futility margin at depth 3 (cp), with futility_lmr off";
     futility_lmr: bool = true, "futility pruning by the depth left after the move's late-move reduction (Stockfish's lmrDepth), one move at a time, its margin raised by the move's history, instead of the three fixed margins";
-    futility_lmr_max_depth: i32 = 8, [1, 16; 1], "futility_lmr: deepest reduced depth (plies) it prunes at";
+    futility_lmr_max_depth: i32 = 10, [1, 16; 1], "futility_lmr: deepest reduced depth (plies) it prunes at";
     futility_lmr_base_cp: i32 = 129, [0, 400; 15], "futility_lmr: margin at reduced depth 0 (cp)";
     futility_lmr_per_ply_cp: i32 = 131, [30, 300; 12], "futility_lmr: margin added per ply of reduced depth (cp)";
-    futility_lmr_history_div: i32 = 64, [0, 512; 8], "futility_lmr: one cp more margin per this much quiet history (0: no history term)";
+    futility_lmr_history_div: i32 = 61, [0, 512; 8], "futility_lmr: one cp more margin per this much quiet history (0: no history term)";
     capture_futility: bool = false, "futility pruning of captures that do not give check: static eval plus the captured piece plus a margin by the reduced depth still below alpha";
     capture_futility_max_depth: i32 = 6, [1, 12; 1], "capture_futility: deepest reduced depth (plies) it prunes at";
     capture_futility_base_cp: i32 = 180, [0, 500; 20], "capture_futility: margin at reduced depth 0 (cp)";
@@ -190,8 +190,8 @@ search_params! {
     lmr_divisor: i32 = 199, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
     lmr_min_depth: i32 = 3, [1, 8; 1], "LMR: minimum depth (plies)";
     lmr_min_move: i32 = 3, [1, 12; 1], "LMR: first move number (1-based) that may be reduced";
-    lmr_pv_less16: i32 = 16, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
-    lmr_killer_less16: i32 = 16, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
+    lmr_pv_less16: i32 = 21, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
+    lmr_killer_less16: i32 = 12, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
     lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
     lmr_ttpv_less16: i32 = 0, [0, 48; 4], "LMR: reduce this much less (1/16 ply) at a node that is or was on a principal variation (its TT entry says so; Stockfish's ttPv), on top of lmr_pv_less16 at PV nodes";
     lmr_cut_node16: i32 = 0, [0, 48; 4], "LMR: reduce this much more at expected cut nodes (1/16 ply)";
@@ -202,9 +202,9 @@ search_params! {
     lmr_history_divisor: i32 = 9236, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
-    ext_one_reply: i32 = 8, [0, 16; 2], "single-reply extension (1/16 ply)";
+    ext_one_reply: i32 = 12, [0, 16; 2], "single-reply extension (1/16 ply)";
     ext_pawn_seventh: i32 = 8, [0, 16; 2], "pawn push to the seventh rank extension (1/16 ply)";
-    ext_recapture: i32 = 4, [0, 16; 2], "recapture extension (1/16 ply)";
+    ext_recapture: i32 = 3, [0, 16; 2], "recapture extension (1/16 ply)";
     ext_max_per_ply: i32 = 16, [0, 32; 2], "cap on the sum of the extensions of one move (1/16 ply); a singular move's cap is at least ext_singular";
     ext_max_ply_factor: i32 = 2, [1, 8; 1], "no extension at all beyond this many times the iteration depth (plies from the root)";
     singular: bool = true, "singular extension of a TT move that is much better than the rest";
@@ -220,12 +220,12 @@ search_params! {
     ext_check_see: bool = true, "extend only checks that do not lose material by static exchange";
     ext_mate_threat: i32 = 0, [0, 16; 2], "mate-threat extension (1/16 ply) of every move at a node whose null-move search was mated (Glaurung's MateThreatExtension); with null_move_qs_checks the shallow null searches see quiet mates too";
     iir: bool = true, "internal iterative reduction: a node without a TT move is searched one ply shallower";
-    iir_min_depth: i32 = 4, [2, 12; 1], "minimum depth (plies) for internal iterative reduction";
+    iir_min_depth: i32 = 3, [2, 12; 1], "minimum depth (plies) for internal iterative reduction";
     // Step 10: move ordering
     capture_order: CaptureOrder = CaptureOrder::MvvSee, "capture ordering: mvv_lva or see";
     killer_count: i32 = 2, [0, 4; 1], "killer moves kept per ply";
     history: bool = true, "history heuristic for quiet moves";
-    history_bonus: i32 = 32, [1, 64; 2], "history bonus scale (times depth squared)";
+    history_bonus: i32 = 39, [1, 64; 2], "history bonus scale (times depth squared)";
     history_max: i32 = 16384, [1024, 65536], "history saturation bound";
     countermove: bool = true, "countermove heuristic";
     capture_history: bool = false, "capture history: order captures among equals in MVV band also by how they did (mvv_see order)";
