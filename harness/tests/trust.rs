@@ -196,7 +196,7 @@ fn an_sprt_stopped_at_its_cap_resumes_with_more_games() {
     let config = std::fs::read_to_string(run.join("config.yaml")).unwrap();
     assert!(config.contains("max_games: 8"), "{config}");
 
-    // The cap alone may not fall below the games played.
+    // Lowering the cap alone is still a changed config.
     let edited = config.replace("max_games: 8", "max_games: 2");
     std::fs::write(run.join("config.yaml"), edited).unwrap();
     let o = karsinta(&["match", "--resume", "run", "-q"], dir.path());
