@@ -762,14 +762,13 @@ fn raises_games_only(old: &BTreeMap<String, String>, new: &BTreeMap<String, Stri
         .iter()
         .filter(|(k, _)| !CAPS.contains(&k.as_str()))
         .eq(new.iter().filter(|(k, _)| !CAPS.contains(&k.as_str())));
-    let sprt_cap_kept_or_raised = match (cap(old, CAPS[1]), cap(new, CAPS[1])) {
+    let no_cap_falls = CAPS.iter().all(|k| match (cap(old, k), cap(new, k)) {
         (None, None) => true,
         (Some(a), Some(b)) => b >= a,
         _ => false,
-    };
-    matches!((cap(old, CAPS[0]), cap(new, CAPS[0])), (Some(a), Some(b)) if b > a)
-        && sprt_cap_kept_or_raised
-        && rest_equal
+    });
+    let games_rise = matches!((cap(old, "games"), cap(new, "games")), (Some(a), Some(b)) if b > a);
+    rest_equal && no_cap_falls && games_rise
 }
 
 /// Run (or resume) the match `cfg` into `opts.out_dir` and return the final
