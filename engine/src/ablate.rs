@@ -27,6 +27,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("iir", "false"),
     ("null_move", "false"),
     ("null_move_qs_checks", "true"),
+    ("null_move_static_margin", "true"),
     ("probcut", "true"),
     ("ext_mate_threat", "16"),
     ("rfp_before_null", "false"),

@@ -142,6 +142,9 @@ search_params! {
     null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
     null_move_qs_checks: bool = false, "a null-move search that drops straight into quiescence tries quiet checks at its first ply";
+    null_move_static_margin: bool = false, "null move only where the static eval beats beta by null_move_margin_cp less null_move_margin_per_ply_cp per ply of depth (Stockfish's staticEval >= beta - 20 * depth + 204): at shallow depth a position barely above beta is left to the search";
+    null_move_margin_cp: i32 = 100, [0, 400; 15], "null_move_static_margin: margin above beta at depth 0 (cp)";
+    null_move_margin_per_ply_cp: i32 = 10, [0, 60; 3], "null_move_static_margin: margin taken off per ply of depth (cp)";
     rfp_before_null: bool = true, "try reverse futility (the cheaper static test) before the null move";
     probcut: bool = false, "ProbCut: a capture whose reduced search beats beta by a margin proves a cutoff at a non-PV node";
     probcut_min_depth: i32 = 5, [3, 12; 1], "ProbCut: minimum depth (plies)";

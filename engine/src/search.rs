@@ -1067,6 +1067,9 @@ impl<'a> Worker<'a> {
             && !self.stack[ply].no_null
             && depth >= sp.null_move_min_depth * ONE_PLY
             && eval >= beta
+            && (!sp.null_move_static_margin
+                || static_eval
+                    >= beta + sp.null_move_margin_cp - sp.null_move_margin_per_ply_cp * d_plies)
             && !is_mate_score(beta)
             && self.stack[ply - 1].mv.is_some()
             && has_non_pawn_material(board, us)

@@ -234,6 +234,14 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
         &[("ext_singular_double", "16")],
     ),
     ("corr_history_max_cp", &[("corr_history", "true")]),
+    (
+        "null_move_margin_cp",
+        &[("null_move_static_margin", "true")],
+    ),
+    (
+        "null_move_margin_per_ply_cp",
+        &[("null_move_static_margin", "true")],
+    ),
     ("lmr_deeper_margin_cp", &[("lmr_deeper", "true")]),
     ("probcut_min_depth", &[("probcut", "true")]),
     ("probcut_margin_cp", &[("probcut", "true")]),
