@@ -137,14 +137,14 @@ search_params! {
     null_move: bool = true, "null-move pruning";
     null_move_r: i32 = 3, [1, 6; 1], "base null-move reduction (plies)";
     null_move_depth_divisor: i32 = 7, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
-    null_move_eval_divisor: i32 = 250, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
-    null_move_max_eval_r: i32 = 3, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
-    null_move_min_depth: i32 = 2, [1, 8; 1], "minimum depth (plies) for null move";
+    null_move_eval_divisor: i32 = 248, [50, 1000], "adaptive R: one more ply per this many cp of eval above beta";
+    null_move_max_eval_r: i32 = 1, [0, 6; 1], "adaptive R: at most this many plies from the eval margin";
+    null_move_min_depth: i32 = 1, [1, 8; 1], "minimum depth (plies) for null move";
     null_move_verify_depth: i32 = 12, [1, 64; 1], "verify null-move cutoffs by a reduced search at this depth and above";
     null_move_qs_checks: bool = false, "a null-move search that drops straight into quiescence tries quiet checks at its first ply";
-    null_move_static_margin: bool = false, "null move only where the static eval beats beta by null_move_margin_cp less null_move_margin_per_ply_cp per ply of depth (Stockfish's staticEval >= beta - 20 * depth + 204): at shallow depth a position barely above beta is left to the search";
-    null_move_margin_cp: i32 = 100, [0, 400; 15], "null_move_static_margin: margin above beta at depth 0 (cp)";
-    null_move_margin_per_ply_cp: i32 = 10, [0, 60; 3], "null_move_static_margin: margin taken off per ply of depth (cp)";
+    null_move_static_margin: bool = true, "null move only where the static eval beats beta by null_move_margin_cp less null_move_margin_per_ply_cp per ply of depth (Stockfish's staticEval >= beta - 20 * depth + 204): at shallow depth a position barely above beta is left to the search";
+    null_move_margin_cp: i32 = 124, [0, 400; 15], "null_move_static_margin: margin above beta at depth 0 (cp)";
+    null_move_margin_per_ply_cp: i32 = 17, [0, 60; 3], "null_move_static_margin: margin taken off per ply of depth (cp)";
     rfp_before_null: bool = true, "try reverse futility (the cheaper static test) before the null move";
     probcut: bool = false, "ProbCut: a capture whose reduced search beats beta by a margin proves a cutoff at a non-PV node";
     probcut_min_depth: i32 = 5, [3, 12; 1], "ProbCut: minimum depth (plies)";
@@ -152,11 +152,11 @@ search_params! {
     probcut_reduction: i32 = 4, [2, 8; 1], "ProbCut: depth reduction (plies) of the capture searches";
     // Step 7: pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";
-    rfp_margin_cp: i32 = 73, [20, 300], "reverse futility margin per ply (cp)";
+    rfp_margin_cp: i32 = 74, [20, 300], "reverse futility margin per ply (cp)";
     rfp_max_depth: i32 = 4, [1, 16; 1], "maximum depth (plies) for reverse futility pruning";
     razoring: bool = true, "razoring: drop to quiescence when far below alpha";
-    razor_margin_cp: i32 = 251, [50, 1000], "razoring margin per ply (cp)";
-    razor_max_depth: i32 = 2, [1, 6; 1], "maximum depth (plies) for razoring";
+    razor_margin_cp: i32 = 247, [50, 1000], "razoring margin per ply (cp)";
+    razor_max_depth: i32 = 1, [1, 6; 1], "maximum depth (plies) for razoring";
     razor_qs_checks: bool = false, "razoring's quiescence search tries quiet checks at its first ply (a quiet mate behind a sacrifice is not razored away)";
     futility: bool = true, "futility pruning of quiet moves (futility_lmr decides how)";
     futility_margin_cp_d1: i32 = 150, [20, 600], "futility margin at depth 1 (cp), with futility_lmr off";
