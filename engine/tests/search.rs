@@ -257,6 +257,8 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
     // Likewise the negative extension (none with the weights of
     // `Bench: 1069621`).
     ("singular_negative16", &[("singular_min_depth", "6")]),
+    // Likewise the double extension's largest value (none at `Bench: 785092`).
+    ("ext_singular_double", &[("singular_min_depth", "6")]),
 ];
 
 /// Parameters that leave the node count at depth 9 unchanged, as `name=value`.
