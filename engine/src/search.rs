@@ -1061,7 +1061,9 @@ impl<'a> Worker<'a> {
         // Step 6: null move: give the opponent a free move; if a reduced
         // search still fails high, so would the full one. Adaptive R grows
         // with depth and with the eval margin; zugzwang-prone positions (only
-        // pawns) are skipped and deep cutoffs are verified.
+        // pawns) are skipped and deep cutoffs are verified. With
+        // `null_move_static_margin` a shallow node only a little above beta
+        // is searched, not cut by a null move.
         if sp.null_move
             && prunable
             && !self.stack[ply].no_null
