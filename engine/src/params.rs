@@ -164,8 +164,8 @@ search_params! {
     futility_margin_cp_d3: i32 = 500, [50, 1500], "futility margin at depth 3 (cp), with futility_lmr off";
     futility_lmr: bool = true, "futility pruning by the depth left after the move's late-move reduction (Stockfish's lmrDepth), one move at a time, its margin raised by the move's history, instead of the three fixed margins";
     futility_lmr_max_depth: i32 = 10, [1, 16; 1], "futility_lmr: deepest reduced depth (plies) it prunes at";
-    futility_lmr_base_cp: i32 = 129, [0, 400; 15], "futility_lmr: margin at reduced depth 0 (cp)";
-    futility_lmr_per_ply_cp: i32 = 131, [30, 300; 12], "futility_lmr: margin added per ply of reduced depth (cp)";
+    futility_lmr_base_cp: i32 = 93, [0, 400; 15], "futility_lmr: margin at reduced depth 0 (cp)";
+    futility_lmr_per_ply_cp: i32 = 130, [30, 300; 12], "futility_lmr: margin added per ply of reduced depth (cp)";
     futility_lmr_history_div: i32 = 61, [0, 512; 8], "futility_lmr: one cp more margin per this much quiet history (0: no history term)";
     capture_futility: bool = false, "futility pruning of captures that do not give check: static eval plus the captured piece plus a margin by the reduced depth still below alpha";
     capture_futility_max_depth: i32 = 6, [1, 12; 1], "capture_futility: deepest reduced depth (plies) it prunes at";
@@ -179,30 +179,30 @@ search_params! {
     history_prune_margin: i32 = 1000, [0, 16384; 250], "history pruning threshold per ply of depth (history units; the butterfly and two continuation tables summed)";
     see_prune: bool = true, "prune moves that lose material by static exchange at shallow depth";
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp), with see_quiet_lmr off";
-    see_capture_margin_cp: i32 = 87, [0, 300], "SEE pruning margin for captures per ply (cp)";
+    see_capture_margin_cp: i32 = 102, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
     see_quiet_lmr: bool = true, "SEE pruning of quiet moves by the depth left after the move's late-move reduction (Stockfish's lmrDepth rule): margin see_quiet_lmr_quad_cp x d^2 + see_quiet_lmr_lin_cp x d instead of see_quiet_margin_cp per ply of full depth";
-    see_quiet_lmr_quad_cp: i32 = 28, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
+    see_quiet_lmr_quad_cp: i32 = 26, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
     see_quiet_lmr_lin_cp: i32 = 10, [0, 150; 8], "see_quiet_lmr: margin per ply of reduced depth (cp)";
     improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";
     corr_history: bool = false, "correction history: add to each static eval the running average of how far searches of the same pawn structure (side to move) landed from theirs";
     corr_history_max_cp: i32 = 100, [10, 400], "correction history: bound on one search's error and on the correction (cp)";
     // Step 8: late move reductions
     lmr: bool = true, "late move reductions";
-    lmr_base: i32 = 90, [0, 200], "LMR: base reduction, in hundredths of a ply";
-    lmr_divisor: i32 = 199, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
+    lmr_base: i32 = 93, [0, 200], "LMR: base reduction, in hundredths of a ply";
+    lmr_divisor: i32 = 178, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
     lmr_min_depth: i32 = 3, [1, 8; 1], "LMR: minimum depth (plies)";
     lmr_min_move: i32 = 3, [1, 12; 1], "LMR: first move number (1-based) that may be reduced";
-    lmr_pv_less16: i32 = 21, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
-    lmr_killer_less16: i32 = 12, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
-    lmr_not_improving16: i32 = 16, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
+    lmr_pv_less16: i32 = 19, [0, 32; 2], "LMR: reduce this much less at PV nodes (1/16 ply)";
+    lmr_killer_less16: i32 = 7, [0, 32; 2], "LMR: reduce killers and the countermove this much less (1/16 ply)";
+    lmr_not_improving16: i32 = 15, [0, 32; 2], "LMR: reduce this much more when the static eval is not improving (1/16 ply)";
     lmr_ttpv_less16: i32 = 0, [0, 48; 4], "LMR: reduce this much less (1/16 ply) at a node that is or was on a principal variation (its TT entry says so; Stockfish's ttPv), on top of lmr_pv_less16 at PV nodes";
     lmr_cut_node16: i32 = 0, [0, 48; 4], "LMR: reduce this much more at expected cut nodes (1/16 ply)";
     lmr_bad_captures: bool = false, "LMR: reduce late captures that lose material by static exchange as late quiet moves are (without the history term)";
     lmr_tt_capture16: i32 = 0, [0, 32; 2], "LMR: reduce quiet moves this much more at a node whose TT move is a capture (1/16 ply)";
     lmr_deeper: bool = false, "LMR: a reduced move that beats alpha by more than lmr_deeper_margin_cp is re-searched a ply deeper than planned";
     lmr_deeper_margin_cp: i32 = 64, [0, 300; 8], "LMR: how far above alpha (cp) a reduced move's score must land for lmr_deeper";
-    lmr_history_divisor: i32 = 9236, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
+    lmr_history_divisor: i32 = 8491, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
     // Step 9: extensions in sixteenths of a ply
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
     ext_one_reply: i32 = 12, [0, 16; 2], "single-reply extension (1/16 ply)";
@@ -228,8 +228,8 @@ search_params! {
     capture_order: CaptureOrder = CaptureOrder::MvvSee, "capture ordering: mvv_lva or see";
     killer_count: i32 = 2, [0, 4; 1], "killer moves kept per ply";
     history: bool = true, "history heuristic for quiet moves";
-    history_bonus: i32 = 39, [1, 64; 2], "history bonus scale (times depth squared)";
-    history_max: i32 = 16384, [1024, 65536], "history saturation bound";
+    history_bonus: i32 = 37, [1, 64; 2], "history bonus scale (times depth squared)";
+    history_max: i32 = 13632, [1024, 65536], "history saturation bound";
     countermove: bool = true, "countermove heuristic";
     capture_history: bool = false, "capture history: order captures among equals in MVV band also by how they did (mvv_see order)";
     capture_history_divisor: i32 = 8, [1, 64; 2], "capture history is divided by this before it joins the MVV score (victim value x 8)";
@@ -240,7 +240,7 @@ search_params! {
     // Step 11: quiescence search
     qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";
     delta_pruning: bool = true, "delta pruning in quiescence";
-    delta_margin_cp: i32 = 200, [0, 1000], "delta pruning margin (cp)";
+    delta_margin_cp: i32 = 155, [0, 1000], "delta pruning margin (cp)";
     qs_see_filter: bool = true, "skip losing captures (SEE < 0) in quiescence";
     // Step 12: draws
     mate_distance_pruning: bool = true, "mate distance pruning";
