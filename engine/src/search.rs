@@ -23,7 +23,9 @@ use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
 use crate::eval::{evaluate_cached, EvalCache};
 use crate::lowlevel::ArrayList;
-use crate::movepick::{ContKey, Heuristics, MovePicker, OrderCtx, PickMode, MAX_MOVES};
+use crate::movepick::{
+    gives_check, ContKey, Heuristics, MovePicker, OrderCtx, PickMode, MAX_MOVES,
+};
 use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
 use crate::position::{
     insufficient_material, legal_moves, move_to_uci, repetition_key, repetitions,
@@ -1292,10 +1294,9 @@ impl<'a> Worker<'a> {
             }
             let capture = captured_piece(board, mv).is_some();
             let quiet = !capture && mv.promotion.is_none();
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            self.tt_prefetch(child.hash());
-            let gives_check = !child.checkers().is_empty();
+            // The board is copied and the move played only once it survives
+            // the pruning below.
+            let gives_check = gives_check(board, mv);
             // Late-move and futility pruning drop the remaining quiet moves
             // at once, but never a checking move.
             if quiet && skip_quiets && !gives_check {
@@ -1392,6 +1393,10 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
+
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            self.tt_prefetch(child.hash());
 
             // Step 9: extensions in sixteenths of a ply, capped per node.
             let mut ext = 0;
@@ -1750,19 +1755,14 @@ impl<'a> Worker<'a> {
         } {
             any = true;
             let victim = captured_piece(board, mv);
-            let mut child = None;
             if !in_check && (victim.is_some() || mv.promotion.is_some()) {
                 // Delta pruning: even winning the victim cannot reach alpha.
                 // A check may win far more than its victim (the mate behind
                 // a pawn capture on h7), so checks are exempt.
                 if sp.delta_pruning && mv.promotion.is_none() {
                     let gain = victim.map_or(0, |v| self.values[v as usize]);
-                    if stand_pat + gain + sp.delta_margin_cp <= alpha {
-                        let c = child.insert(board.clone());
-                        c.play_unchecked(mv);
-                        if c.checkers().is_empty() {
-                            continue;
-                        }
+                    if stand_pat + gain + sp.delta_margin_cp <= alpha && !gives_check(board, mv) {
+                        continue;
                     }
                 }
                 // SEE filter: skip captures that lose material.
@@ -1770,11 +1770,8 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
-            let child = child.unwrap_or_else(|| {
-                let mut c = board.clone();
-                c.play_unchecked(mv);
-                c
-            });
+            let mut child = board.clone();
+            child.play_unchecked(mv);
             self.tt_prefetch(child.hash());
             self.stack[ply].play(
                 board.side_to_move(),
