@@ -30,7 +30,7 @@ use crate::correction::CorrectionHistory;
 use crate::eval::pawn_attacks;
 use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
-use crate::see::{captured_piece, see, see_ge, PieceValues};
+use crate::see::{captured_piece, is_en_passant, see, see_ge, PieceValues};
 use crate::types::MAX_PLY;
 
 /// Room for the moves of any position the board accepts. Reachable positions
@@ -566,8 +566,8 @@ pub fn gives_check(board: &Board, mv: Move) -> bool {
     let from = mv.from.bitboard();
     let to = mv.to.bitboard();
     let mut occ = (board.occupied() & !from) | to;
-    if piece == Piece::Pawn && mv.from.file() != mv.to.file() && !board.occupied().has(mv.to) {
-        // En passant: the captured pawn leaves a square off the move's path.
+    if is_en_passant(board, mv) {
+        // The captured pawn leaves a square off the move's path.
         occ &= !Square::new(mv.to.file(), mv.from.rank()).bitboard();
     }
     let moved = mv.promotion.unwrap_or(piece);
@@ -709,9 +709,13 @@ mod tests {
         let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
         let mut checked = 0;
         let mut checks = 0;
-        for fen in FENS.iter().chain(special.iter()).chain([&STARTPOS_FEN]) {
+        let starts = FENS
+            .iter()
+            .chain(special.iter())
+            .map(|f| f.parse().unwrap());
+        for start in starts.chain([Board::default()]) {
             for _walk in 0..20 {
-                let mut board: Board = fen.parse().unwrap();
+                let mut board: Board = start.clone();
                 for _ply in 0..40 {
                     let legal = legal_moves(&board);
                     if legal.is_empty() {
@@ -736,8 +740,6 @@ mod tests {
             "{checked} moves, {checks} checks"
         );
     }
-
-    const STARTPOS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
     #[test]
     fn picker_yields_exactly_the_legal_moves() {
