@@ -1385,6 +1385,10 @@ impl<'a> Worker<'a> {
                         (sp.see_quiet_lmr_quad_cp * lmr_d + sp.see_quiet_lmr_lin_cp) * lmr_d
                     } else if quiet {
                         sp.see_quiet_margin_cp * d_plies
+                    } else if gives_check {
+                        // A checking sacrifice loses by exchange yet is how
+                        // most mating attacks begin.
+                        sp.see_check_margin_cp * d_plies
                     } else {
                         sp.see_capture_margin_cp * d_plies
                     };
