@@ -181,7 +181,7 @@ search_params! {
     see_quiet_margin_cp: i32 = 60, [0, 300], "SEE pruning margin for quiets per ply (cp), with see_quiet_lmr off";
     see_capture_margin_cp: i32 = 102, [0, 300], "SEE pruning margin for captures per ply (cp)";
     see_prune_max_depth: i32 = 8, [1, 16; 1], "maximum depth (plies) for SEE pruning";
-    see_check_margin_cp: i32 = 102, [0, 1000], "SEE pruning margin per ply (cp) for captures that give check (quiet checks are never SEE-pruned): the checking sacrifice that begins a mating attack";
+    see_check_margin_cp: i32 = 102, [0, 1000], "SEE pruning margin per ply (cp) for captures and promotions that give check (quiet checks are never SEE-pruned): the checking sacrifice that begins a mating attack";
     see_quiet_lmr: bool = true, "SEE pruning of quiet moves by the depth left after the move's late-move reduction (Stockfish's lmrDepth rule): margin see_quiet_lmr_quad_cp x d^2 + see_quiet_lmr_lin_cp x d instead of see_quiet_margin_cp per ply of full depth";
     see_quiet_lmr_quad_cp: i32 = 26, [0, 100; 4], "see_quiet_lmr: margin per squared ply of reduced depth (cp)";
     see_quiet_lmr_lin_cp: i32 = 10, [0, 150; 8], "see_quiet_lmr: margin per ply of reduced depth (cp)";
