@@ -72,6 +72,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("order_threats", "0"),
     ("order_checks", "8000"),
     ("countermove", "false"),
+    ("prior_quiet_bonus", "1"),
     ("capture_history", "true"),
     ("qs_checks", "true"),
     ("qs_checks", "false"),

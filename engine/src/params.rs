@@ -231,6 +231,7 @@ search_params! {
     history: bool = true, "history heuristic for quiet moves";
     history_bonus: i32 = 37, [1, 64; 2], "history bonus scale (times depth squared)";
     history_max: i32 = 13632, [1024, 65536], "history saturation bound";
+    prior_quiet_bonus: i32 = 0, [0, 4; 1], "a node of 3 plies or more, or on the PV, that fails low credits the opponent's quiet move into it, which refuted our moves, with this many history bonuses of the node's depth, twice as many at PV and expected cut nodes (butterfly and continuation history; Stockfish's prior countermove bonus; 0: off)";
     countermove: bool = true, "countermove heuristic";
     capture_history: bool = false, "capture history: order captures among equals in MVV band also by how they did (mvv_see order)";
     capture_history_divisor: i32 = 8, [1, 64; 2], "capture history is divided by this before it joins the MVV score (victim value x 8)";

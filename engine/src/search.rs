@@ -1592,8 +1592,47 @@ impl<'a> Worker<'a> {
                 .correction
                 .update(board, best - raw_eval, d_plies, sp.corr_history_max_cp);
         }
+        // Shallow fail lows say little (Stockfish credits from 3 plies, or
+        // on the PV); an expected cut node that failed low, or a PV node,
+        // refuted more than expected and counts twice.
+        if sp.prior_quiet_bonus > 0
+            && bound == Bound::Upper
+            && !root
+            && excluded.is_none()
+            && (d_plies >= 3 || pv_node)
+        {
+            let weight = sp.prior_quiet_bonus * (1 + i32::from(pv_node || cut_node));
+            self.reward_prior_quiet(ply, depth, weight);
+        }
         self.tt_store(key, best_move, best, raw_eval, depth, bound, tt_pv, ply);
         best
+    }
+
+    /// Credit the opponent's quiet move into the node at `ply`, which just
+    /// failed low: nothing we tried beat it, so it is a good move there.
+    fn reward_prior_quiet(&mut self, ply: usize, depth: i32, weight: i32) {
+        let sp = self.sp;
+        let f = self.stack[ply - 1];
+        let (Some(mv), Some(piece)) = (f.mv, f.piece) else {
+            return;
+        };
+        if f.capture || mv.promotion.is_some() {
+            return;
+        }
+        let them = match f.cont_key {
+            Some((c, _, _)) => c,
+            None => return,
+        };
+        let bonus = history_bonus(sp, depth) * weight;
+        if sp.history {
+            self.heur.update_history(them, mv, bonus, sp.history_max);
+        }
+        if sp.cont_history {
+            for key in self.order_keys(ply - 1).cont.into_iter().flatten() {
+                self.heur
+                    .update_cont_history(key, piece, mv.to, bonus, sp.history_max);
+            }
+        }
     }
 
     /// The extra depth of the re-search of a reduced move whose reduced
@@ -1889,6 +1928,36 @@ mod tests {
         let stop = AtomicBool::new(false);
         let mut worker = s.unlimited_worker(&sp, &stop, pos.board().side_to_move());
         worker.qsearch(pos.board(), alpha, alpha + 1, 0, sp.qs_checks)
+    }
+
+    /// White's butterfly history of 1.Nf3 after a search of the position
+    /// it leads to with a window Black cannot reach, so Black's node fails
+    /// low, with `prior_quiet_bonus` set to `bonus`.
+    fn history_of_move_into_fail_low(bonus: i32) -> i32 {
+        let board = Board::default();
+        let mv: Move = "g1f3".parse().unwrap();
+        let mut params = Params::default();
+        params.search.prior_quiet_bonus = bonus;
+        let mut s = Searcher::new(params);
+        let sp = s.params.search.clone();
+        let stop = AtomicBool::new(false);
+        let mut worker = s.unlimited_worker(&sp, &stop, Color::White);
+        worker.stack[0].play(Color::White, mv, Some(Piece::Knight), false);
+        let mut child = board.clone();
+        child.play(mv);
+        let v = worker.negamax(&child, 900, 901, 4 * ONE_PLY, 1, false);
+        assert!(v <= 900, "Black cannot reach +900 after 1.Nf3: {v}");
+        s.heur.history(Color::White, mv)
+    }
+
+    #[test]
+    fn a_fail_low_credits_the_quiet_move_into_it() {
+        // Below the node White's knight stands on f3, so nothing else
+        // touches the history of g1f3.
+        assert_eq!(history_of_move_into_fail_low(0), 0);
+        let once = history_of_move_into_fail_low(1);
+        assert!(once > 0, "{once}");
+        assert!(history_of_move_into_fail_low(2) > once);
     }
 
     #[test]
