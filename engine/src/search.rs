@@ -1613,16 +1613,13 @@ impl<'a> Worker<'a> {
     fn reward_prior_quiet(&mut self, ply: usize, depth: i32, weight: i32) {
         let sp = self.sp;
         let f = self.stack[ply - 1];
-        let (Some(mv), Some(piece)) = (f.mv, f.piece) else {
+        // No key after a null move.
+        let (Some(mv), Some((them, piece, _))) = (f.mv, f.cont_key) else {
             return;
         };
         if f.capture || mv.promotion.is_some() {
             return;
         }
-        let them = match f.cont_key {
-            Some((c, _, _)) => c,
-            None => return,
-        };
         let bonus = history_bonus(sp, depth) * weight;
         if sp.history {
             self.heur.update_history(them, mv, bonus, sp.history_max);
