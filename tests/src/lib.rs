@@ -7,6 +7,8 @@
 //! them for this package's tests: [`bin`] finds those Cargo built with the
 //! same profile when the whole workspace is tested.
 
+pub mod shape;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
