@@ -2,8 +2,8 @@
 //! position and Kiwipete, and legal move listing, the hot paths under search.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use karsinta_engine::perft::perft;
-use karsinta_engine::position::legal_moves;
+use karsinta_engine::board::perft::perft;
+use karsinta_engine::board::position::legal_moves;
 use karsinta_engine::Position;
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";

@@ -3,26 +3,27 @@
 //! Every tunable (search heuristic switches and constants, evaluation weights)
 //! lives in one parameter table, [`params`], from which the UCI options, the
 //! YAML format and the SPSA spec are generated.
+//!
+//! Layout, by responsibility:
+//! - [`board`]: the position, static exchange evaluation, perft;
+//! - [`params`]: the parameter table and its text forms;
+//! - [`eval`]: the static evaluation, its trace and its caches;
+//! - [`search`]: the searcher and what it owns (move ordering, history
+//!   tables, transposition table, time management);
+//! - [`uci`]: the protocol front end;
+//! - [`bench`]: the bench and the ablation;
+//! - `lowlevel`: the engine's only `unsafe` code.
 
-pub mod ablate;
 pub mod bench;
-pub mod correction;
+pub mod board;
 pub mod eval;
 #[allow(unsafe_code)]
 pub mod lowlevel;
-pub mod movepick;
-pub mod param_spec;
 pub mod params;
-pub mod perft;
-pub mod position;
 pub mod search;
-pub mod see;
-pub mod timeman;
-pub mod tt;
-pub mod types;
 pub mod uci;
 
+pub use board::position::{FenError, MoveError, Position};
 pub use params::{ParamError, Params};
-pub use position::{FenError, MoveError, Position};
+pub use search::types::{Limits, Score};
 pub use search::{SearchInfo, SearchResult, Searcher};
-pub use types::{Limits, Score};

@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use karsinta_engine::ablate::MINIMAX_MAX_DEPTH;
+use karsinta_engine::bench::ablate::MINIMAX_MAX_DEPTH;
 use karsinta_engine::bench::{run_bench_with, DEFAULT_BENCH_DEPTH};
-use karsinta_engine::perft::{divide_total, perft_divide};
-use karsinta_engine::position::move_to_uci;
-use karsinta_engine::types::MAX_DEPTH;
+use karsinta_engine::board::perft::{divide_total, perft_divide};
+use karsinta_engine::board::position::move_to_uci;
+use karsinta_engine::search::types::MAX_DEPTH;
 use karsinta_engine::uci::{self, SharedWriter};
 use karsinta_engine::{Params, Position};
 
@@ -126,7 +126,12 @@ fn real_main() -> Result<()> {
             writeln!(out, "{total} nodes {} nps", uci::nps(total, ms))?;
         }
         Some(Command::Ablate { depth, minimax }) => {
-            karsinta_engine::ablate::run(&params, depth, minimax, &mut std::io::stdout().lock());
+            karsinta_engine::bench::ablate::run(
+                &params,
+                depth,
+                minimax,
+                &mut std::io::stdout().lock(),
+            );
         }
         Some(Command::Params {
             yaml,
@@ -146,7 +151,7 @@ fn real_main() -> Result<()> {
                         !prefixes.is_empty() || Params::is_search_param(name)
                     }
                 };
-                let filter = |s: &karsinta_engine::param_spec::ParamSpec| {
+                let filter = |s: &karsinta_engine::params::spec::ParamSpec| {
                     group(&s.name)
                         && (prefixes.is_empty() || prefixes.iter().any(|p| s.name.starts_with(p)))
                 };

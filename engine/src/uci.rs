@@ -21,11 +21,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::perft::{divide_total, perft_divide_until};
-use crate::position::{legal_moves, move_to_uci, parse_uci_move};
+use crate::board::perft::{divide_total, perft_divide_until};
+use crate::board::position::{legal_moves, move_to_uci, parse_uci_move};
+pub use crate::search::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
+use crate::search::types::{Limits, Score};
 use crate::search::{SearchInfo, SearchResult, Searcher};
-pub use crate::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
-use crate::types::{Limits, Score};
 use crate::{Params, Position};
 
 /// Engine name as reported by `uci`.
@@ -273,9 +273,9 @@ impl UciEngine {
             return self.error("qeval: a search is running");
         };
         let leaf = s.quiet_leaf(self.position.board());
-        let text = match crate::types::Score::from_internal(leaf.score) {
-            crate::types::Score::Cp(cp) => format!("{cp} cp"),
-            crate::types::Score::Mate(n) => format!("mate {n}"),
+        let text = match crate::search::types::Score::from_internal(leaf.score) {
+            crate::search::types::Score::Cp(cp) => format!("{cp} cp"),
+            crate::search::types::Score::Mate(n) => format!("mate {n}"),
         };
         self.out
             .line(&format!("info string qeval {text} (side to move)"));

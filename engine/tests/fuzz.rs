@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 
-use karsinta_engine::perft::perft;
+use karsinta_engine::board::perft::perft;
 use karsinta_engine::uci::{SharedWriter, UciEngine};
 use karsinta_engine::{Limits, Params, Position, Searcher};
 use proptest::prelude::*;

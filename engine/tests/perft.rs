@@ -2,7 +2,7 @@
 //! default run checks every position up to a small leaf budget; the ignored
 //! test checks every depth in the file (run in release).
 
-use karsinta_engine::perft::{perft, perft_divide};
+use karsinta_engine::board::perft::{perft, perft_divide};
 use karsinta_engine::Position;
 
 struct Case {

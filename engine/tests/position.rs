@@ -2,7 +2,7 @@
 //! 50-move detection, null moves, game states.
 
 use cozy_chess::{Board, Piece};
-use karsinta_engine::position::{
+use karsinta_engine::board::position::{
     parse_uci_move, CastlingFault, EnPassantFault, FenErrorKind, GameState, MoveErrorKind,
 };
 use karsinta_engine::Position;

@@ -6,12 +6,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use cozy_chess::Board;
-use karsinta_engine::ablate::PURE_ALPHA_BETA;
+use karsinta_engine::bench::ablate::PURE_ALPHA_BETA;
 use karsinta_engine::bench::run_bench;
 use karsinta_engine::eval::evaluate;
 use karsinta_engine::params::{ParamKind, SearchParams};
+use karsinta_engine::search::timeman::budget;
 use karsinta_engine::search::{SearchResult, Searcher};
-use karsinta_engine::timeman::budget;
 use karsinta_engine::{Limits, Score};
 use karsinta_engine::{Params, Position};
 

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
-use karsinta_engine::position::GameState;
+use karsinta_engine::board::position::GameState;
 use karsinta_engine::Position;
 
 struct Engine {

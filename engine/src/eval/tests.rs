@@ -275,10 +275,10 @@ fn the_eval_cache_changes_no_score() {
     for fen in FENS {
         let b = board(fen);
         boards.push(b.clone());
-        for mv in crate::position::legal_moves(&b) {
+        for mv in crate::board::position::legal_moves(&b) {
             let mut c = b.clone();
             c.play_unchecked(mv);
-            for mv2 in crate::position::legal_moves(&c).into_iter().take(6) {
+            for mv2 in crate::board::position::legal_moves(&c).into_iter().take(6) {
                 let mut d = c.clone();
                 d.play_unchecked(mv2);
                 boards.push(d);

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use crate::param_spec::{ParamKind, ParamSpec};
+use crate::params::spec::{ParamKind, ParamSpec};
 
 /// A tapered weight or score: (middlegame, endgame) in centipawns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use karsinta_engine::param_spec::ParamError;
+use karsinta_engine::params::ParamError;
 use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
 

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use karsinta_engine::eval::trace;
+use karsinta_engine::search::types::MATE_BOUND;
 use karsinta_engine::search::Searcher;
-use karsinta_engine::types::MATE_BOUND;
 use karsinta_engine::Params;
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use rand::SeedableRng;

@@ -207,8 +207,8 @@ macro_rules! param_enum {
             }
         }
 
-        impl $crate::param_spec::ParamValue for $name {
-            const KIND: $crate::param_spec::ParamKind = $crate::param_spec::ParamKind::Choice(Self::NAMES);
+        impl $crate::params::spec::ParamValue for $name {
+            const KIND: $crate::params::spec::ParamKind = $crate::params::spec::ParamKind::Choice(Self::NAMES);
             fn to_i32(self) -> i32 {
                 self as i32
             }
@@ -226,7 +226,7 @@ macro_rules! param_enum {
 #[macro_export]
 macro_rules! __param_range {
     ($ty:ty;) => {
-        <$ty as $crate::param_spec::ParamValue>::natural_range()
+        <$ty as $crate::params::spec::ParamValue>::natural_range()
     };
     ($ty:ty; $min:expr, $max:expr) => {
         ($min, $max)

@@ -7,7 +7,7 @@
 use cozy_chess::Color;
 
 use crate::params::SearchParams;
-use crate::types::Limits;
+use crate::search::types::Limits;
 
 /// Time budget of one search, in milliseconds from its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -16,7 +16,7 @@ use std::collections::TryReserveError;
 
 use cozy_chess::{Move, Piece, Square};
 
-use crate::types::{MATE_BOUND, ONE_PLY};
+use crate::search::types::{MATE_BOUND, ONE_PLY};
 
 /// Default table size (MiB), the UCI `Hash` option's default.
 pub const HASH_DEFAULT_MB: usize = 16;
@@ -292,7 +292,7 @@ impl TransTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::MATE;
+    use crate::search::types::MATE;
 
     #[test]
     fn move_packing_round_trips() {

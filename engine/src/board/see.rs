@@ -11,7 +11,7 @@ use cozy_chess::{
     Board, Color, Move, Piece, Square,
 };
 
-use crate::position::is_castling;
+use crate::board::position::is_castling;
 
 /// Values of pawn, knight, bishop, rook, queen, king (king only needs to be
 /// larger than any exchange).
@@ -212,7 +212,7 @@ mod tests {
         let odd: PieceValues = [-50, 700, 10, 300, -200, 20_000];
         for fen in crate::bench::BENCH_FENS {
             let board: Board = fen.parse().unwrap();
-            for mv in crate::position::legal_moves(&board) {
+            for mv in crate::board::position::legal_moves(&board) {
                 for values in [&V, &odd] {
                     let s = see(&board, mv, values);
                     for t in (-1000..=1000).step_by(50) {

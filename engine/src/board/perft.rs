@@ -77,7 +77,7 @@ pub fn perft_divide_until(
         return Some(Vec::new());
     }
     let mut out = Vec::new();
-    for mv in crate::position::legal_moves(board) {
+    for mv in crate::board::position::legal_moves(board) {
         if stop.load(Ordering::Relaxed) {
             return None;
         }

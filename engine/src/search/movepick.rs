@@ -26,12 +26,12 @@ use cozy_chess::{
     Move, Piece, Rank, Square,
 };
 
-use crate::correction::CorrectionHistory;
+use crate::board::see::{captured_piece, is_en_passant, see, see_ge, PieceValues};
 use crate::eval::pawn_attacks;
 use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
-use crate::see::{captured_piece, is_en_passant, see, see_ge, PieceValues};
-use crate::types::MAX_PLY;
+use crate::search::correction::CorrectionHistory;
+use crate::search::types::MAX_PLY;
 
 /// Room for the moves of any position the board accepts. Reachable positions
 /// have at most 218 legal moves, but a FEN may hold up to 15 queens and a
@@ -657,7 +657,7 @@ fn score_move(board: &Board, mv: Move, sc: &Scorer) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::legal_moves;
+    use crate::board::position::legal_moves;
 
     const V: PieceValues = [100, 300, 300, 500, 900, 20_000];
 

@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::search::types::Limits;
 use crate::search::Searcher;
-use crate::types::Limits;
 use crate::{Params, Position};
 
 /// Default search depth of `karsinta-engine bench`.

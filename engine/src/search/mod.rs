@@ -10,10 +10,16 @@
 //!
 //! Depth is kept in sixteenths of a ply ([`ONE_PLY`]) so extensions and
 //! reductions can be fractional. The searcher owns the transposition table
-//! ([`crate::tt`]) and the quiet-move heuristics ([`crate::movepick`]); they
+//! ([`crate::search::tt`]) and the quiet-move heuristics ([`crate::search::movepick`]); they
 //! persist between searches until [`Searcher::new_game`]. Only the time
 //! limits read the clock: a search at fixed depth or nodes from a fresh state
 //! is deterministic.
+
+pub mod correction;
+pub mod movepick;
+pub mod timeman;
+pub mod tt;
+pub mod types;
 
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,19 +27,19 @@ use std::time::Instant;
 
 use cozy_chess::{Board, Color, Move, Piece, Rank, Square};
 
-use crate::eval::{evaluate_cached, EvalCache};
-use crate::lowlevel::ArrayList;
-use crate::movepick::{
-    gives_check, ContKey, Heuristics, MovePicker, OrderCtx, PickMode, MAX_MOVES,
-};
-use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
-use crate::position::{
+use crate::board::position::{
     insufficient_material, legal_moves, move_to_uci, repetition_key, repetitions,
 };
-use crate::see::{captured_piece, see_ge, PieceValues};
-use crate::timeman::{budget, TimeBudget};
-use crate::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB};
-use crate::types::{Limits, Score, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, ONE_PLY};
+use crate::board::see::{captured_piece, see_ge, PieceValues};
+use crate::eval::{evaluate_cached, EvalCache};
+use crate::lowlevel::ArrayList;
+use crate::params::{EvalWeights, SearchAlgorithm, SearchParams};
+use crate::search::movepick::{
+    gives_check, ContKey, Heuristics, MovePicker, OrderCtx, PickMode, MAX_MOVES,
+};
+use crate::search::timeman::{budget, TimeBudget};
+use crate::search::tt::{pack_move, Bound, TransTable, TtHit, HASH_DEFAULT_MB};
+use crate::search::types::{Limits, Score, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, ONE_PLY};
 use crate::{Params, Position};
 
 /// One `info` line's worth of progress.
@@ -103,13 +109,13 @@ impl Searcher {
         Self::with_hash_mb(params, HASH_DEFAULT_MB)
     }
 
-    /// A searcher with a table of `mb` MiB (at least [`crate::tt::HASH_MIN_MB`]).
+    /// A searcher with a table of `mb` MiB (at least [`crate::search::tt::HASH_MIN_MB`]).
     /// Tools that only call [`Self::quiet_leaf`] need no more than the minimum.
     pub fn with_hash_mb(params: Params, mb: usize) -> Self {
         let lmr = LmrTable::new(&params.search);
         Searcher {
             params,
-            tt: TransTable::new(mb.max(crate::tt::HASH_MIN_MB)),
+            tt: TransTable::new(mb.max(crate::search::tt::HASH_MIN_MB)),
             heur: Box::new(Heuristics::new()),
             lmr,
             eval_cache: EvalCache::new(),
@@ -2018,7 +2024,7 @@ mod tests {
         }
         let below: u64 = worker.root_nodes.iter().sum();
         assert!(below < worker.nodes && below + 20 * root_visits >= worker.nodes);
-        let legal = crate::position::legal_moves(board);
+        let legal = crate::board::position::legal_moves(board);
         let counted = (0..64 * 64).filter(|&i| worker.root_nodes[i] > 0).count();
         assert_eq!(counted, legal.len(), "every root move searched and counted");
         for mv in legal {
