@@ -1,8 +1,9 @@
-//! `karsinta-dist`: the command line over the karsinta-dist library.
-//! Exit status: 0 done, 1 runtime failure (database gone too long), 2 setup
-//! error (config, engines, signatures, connection string).
+//! `karsinta-dist`: the command line over the karsinta-dist library, one
+//! function per subcommand. Exit status: 0 done, 1 runtime failure
+//! (database gone too long), 2 setup error (config, engines, signatures,
+//! connection string).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -10,9 +11,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use karsinta_dist::db::{self, Db, DbError};
+use karsinta_dist::kinds::TestKind;
 use karsinta_dist::worker::{run_worker, WorkerOptions};
-use karsinta_dist::{queue, report, spsa};
-use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_dist::{export, queue, status};
 
 #[derive(Parser)]
 #[command(
@@ -72,6 +73,35 @@ enum Cmd {
     Stop { test: String },
 }
 
+/// A failed command: its exit status and its one-line message.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+/// Bad input: exit status 2.
+fn setup(e: impl std::fmt::Display) -> Failure {
+    Failure {
+        code: 2,
+        message: e.to_string(),
+    }
+}
+
+/// The database gone too long (or a statement failed): exit status 1;
+/// other errors are bad input.
+fn runtime(e: DbError) -> Failure {
+    let code = match e {
+        DbError::Unreachable { .. } | DbError::Sql(_) => 1,
+        _ => 2,
+    };
+    Failure {
+        code,
+        message: e.to_string(),
+    }
+}
+
+/// The connection string: `--database-file`'s first line, else the flag or
+/// the environment.
 fn url(cli: &Cli) -> Result<String, DbError> {
     match &cli.database_file {
         Some(p) => std::fs::read_to_string(p)
@@ -85,131 +115,134 @@ fn url(cli: &Cli) -> Result<String, DbError> {
     }
 }
 
-fn run(cli: &Cli) -> Result<ExitCode, (u8, String)> {
-    let setup = |e: DbError| (2, e.to_string());
-    let runtime = |e: DbError| match e {
-        DbError::Unreachable { .. } | DbError::Sql(_) => (1, e.to_string()),
-        e => (2, e.to_string()),
+/// Where and how patiently to reach the database.
+struct Conn {
+    url: String,
+    patience: Duration,
+}
+
+impl Conn {
+    fn open(&self) -> Result<Db, Failure> {
+        Db::open(&self.url, self.patience).map_err(runtime)
+    }
+}
+
+fn migrate(conn: &Conn) -> Result<(), Failure> {
+    let mut c =
+        postgres::Client::connect(&conn.url, postgres::NoTls).map_err(|e| runtime(e.into()))?;
+    let found = db::migrate(&mut c).map_err(runtime)?;
+    println!("schema version {found} -> {}", db::SCHEMA_VERSION);
+    Ok(())
+}
+
+fn create(conn: &Conn, config: &Path, name: Option<&str>) -> Result<(), Failure> {
+    let text =
+        std::fs::read_to_string(config).map_err(|e| setup(format!("{}: {e}", config.display())))?;
+    // Checked before connecting: bad input is a setup error.
+    let kind = TestKind::load(&text, config).map_err(setup)?;
+    let name = name.map_or_else(|| kind.config().name.clone(), str::to_string);
+    let mut db = conn.open()?;
+    let t = kind.create(&mut db, &name).map_err(runtime)?;
+    println!("{}", kind.created_line(&t));
+    Ok(())
+}
+
+fn worker(
+    conn: &Conn,
+    test: Option<&str>,
+    fleet: bool,
+    concurrency: Option<usize>,
+) -> Result<(), Failure> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let opts = WorkerOptions {
+        test: test.map(str::to_string),
+        fleet,
+        concurrency,
+        patience: conn.patience,
+        stop: Some(stop),
+        ..WorkerOptions::new(&conn.url)
     };
-    let url = url(cli).map_err(setup)?;
-    let patience = Duration::from_secs(cli.patience);
+    let r = run_worker(&opts).map_err(|e| Failure {
+        code: if e.is_setup() { 2 } else { 1 },
+        message: e.to_string(),
+    })?;
+    eprintln!(
+        "worker done: {} batches completed, {} rejected, {} pairs, {} database round trips",
+        r.batches_completed, r.batches_rejected, r.pairs, r.round_trips
+    );
+    Ok(())
+}
+
+fn show_status(conn: &Conn, test: Option<&str>) -> Result<(), Failure> {
+    let mut db = conn.open()?;
+    let names: Vec<String> = match test {
+        Some(t) => vec![t.to_string()],
+        None => db
+            .run(queue::all_tests)
+            .map_err(runtime)?
+            .into_iter()
+            .map(|t| t.name)
+            .collect(),
+    };
+    for n in names {
+        let text = db.run(|c| status::status_text(c, &n)).map_err(runtime)?;
+        println!("{text}");
+    }
+    Ok(())
+}
+
+fn write_export(conn: &Conn, test: &str, out: &Path) -> Result<(), Failure> {
+    let mut db = conn.open()?;
+    let done = db.run(|c| export::export(c, test, out)).map_err(runtime)?;
+    // As every karsinta command that leaves a run folder: a page that
+    // cannot be written costs a warning, not the export.
+    if let Err(e) = karsinta_harness::report::write(out) {
+        eprintln!("warning: {}: report.html not written: {e}", out.display());
+    }
+    println!("{}: {}", out.display(), done.line());
+    Ok(())
+}
+
+fn stop(conn: &Conn, test: &str) -> Result<(), Failure> {
+    let mut db = conn.open()?;
+    let found = db
+        .run(|c| queue::stop(c, test, "stopped by karsinta-dist stop"))
+        .map_err(runtime)?;
+    if !found {
+        return Err(setup(format!("no test named {test}")));
+    }
+    println!("test {test} stopped");
+    Ok(())
+}
+
+fn run(cli: &Cli) -> Result<(), Failure> {
+    let conn = Conn {
+        url: url(cli).map_err(setup)?,
+        patience: Duration::from_secs(cli.patience),
+    };
     match &cli.cmd {
-        Cmd::Migrate => {
-            let mut c =
-                postgres::Client::connect(&url, postgres::NoTls).map_err(|e| runtime(e.into()))?;
-            let found = db::migrate(&mut c).map_err(runtime)?;
-            println!("schema version {found} -> {}", db::SCHEMA_VERSION);
-        }
-        Cmd::Create { config, name } => {
-            let text = std::fs::read_to_string(config)
-                .map_err(|e| (2, format!("{}: {e}", config.display())))?;
-            if spsa::is_spsa_config(&text) {
-                // Checked before connecting: bad input is a setup error.
-                let run = spsa::SpsaRun::load(&text, config, None, None).map_err(setup)?;
-                let name = name.clone().unwrap_or_else(|| run.cfg.name.clone());
-                let mut db = Db::open(&url, patience).map_err(runtime)?;
-                let t = spsa::create(&mut db, &name, config, &run).map_err(runtime)?;
-                println!(
-                    "created SPSA test {}: {} iterations of {} pairs, window {}",
-                    t.name, t.batches, t.batch_pairs, t.window_batches
-                );
-            } else {
-                let cfg = MatchConfig::from_yaml(&text, config, &Overrides::default())
-                    .map_err(|e| (2, e.to_string()))?;
-                let name = name.clone().unwrap_or_else(|| cfg.name.clone());
-                let mut db = Db::open(&url, patience).map_err(runtime)?;
-                let t = karsinta_dist::create_test(&mut db, &name, &cfg).map_err(runtime)?;
-                println!(
-                    "created test {}: {} pairs in {} batches of {}",
-                    t.name, t.total_pairs, t.batches, t.batch_pairs
-                );
-            }
-        }
+        Cmd::Migrate => migrate(&conn),
+        Cmd::Create { config, name } => create(&conn, config, name.as_deref()),
         Cmd::Worker {
             test,
             fleet,
             concurrency,
-        } => {
-            let stop = Arc::new(AtomicBool::new(false));
-            let flag = stop.clone();
-            let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-            let opts = WorkerOptions {
-                test: test.clone(),
-                fleet: *fleet,
-                concurrency: *concurrency,
-                patience,
-                stop: Some(stop),
-                ..WorkerOptions::new(&url)
-            };
-            let r = run_worker(&opts).map_err(|e| {
-                let code = if e.is_setup() { 2 } else { 1 };
-                (code, e.to_string())
-            })?;
-            eprintln!(
-                "worker done: {} batches completed, {} rejected, {} pairs, {} database round trips",
-                r.batches_completed, r.batches_rejected, r.pairs, r.round_trips
-            );
-        }
-        Cmd::Status { test } => {
-            let mut db = Db::open(&url, patience).map_err(runtime)?;
-            let names: Vec<String> = match test {
-                Some(t) => vec![t.clone()],
-                None => db
-                    .run(queue::all_tests)
-                    .map_err(runtime)?
-                    .into_iter()
-                    .map(|t| t.name)
-                    .collect(),
-            };
-            for n in names {
-                let text = db.run(|c| report::status_text(c, &n)).map_err(runtime)?;
-                println!("{text}");
-            }
-        }
-        Cmd::Export { test, out } => {
-            let mut db = Db::open(&url, patience).map_err(runtime)?;
-            let line = db
-                .run(|c| {
-                    let t = queue::test_by_name(c, test)?;
-                    if t.is_spsa() {
-                        let s = spsa::export(c, &t, out)?;
-                        Ok(format!(
-                            "SPSA, {} of {} iterations applied",
-                            s.applied, s.iterations
-                        ))
-                    } else {
-                        Ok(report::export(c, test, out)?.progress_line())
-                    }
-                })
-                .map_err(runtime)?;
-            // As every karsinta command that leaves a run folder: a page
-            // that cannot be written costs a warning, not the export.
-            if let Err(e) = karsinta_harness::report::write(out) {
-                eprintln!("warning: {}: report.html not written: {e}", out.display());
-            }
-            println!("{}: {line}", out.display());
-        }
-        Cmd::Stop { test } => {
-            let mut db = Db::open(&url, patience).map_err(runtime)?;
-            if !db
-                .run(|c| queue::stop(c, test, "stopped by karsinta-dist stop"))
-                .map_err(runtime)?
-            {
-                return Err((2, format!("no test named {test}")));
-            }
-            println!("test {test} stopped");
-        }
+        } => worker(&conn, test.as_deref(), *fleet, *concurrency),
+        Cmd::Status { test } => show_status(&conn, test.as_deref()),
+        Cmd::Export { test, out } => write_export(&conn, test, out),
+        Cmd::Stop { test } => stop(&conn, test),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
-        Ok(c) => c,
-        Err((code, msg)) => {
-            eprintln!("karsinta-dist: {msg}");
-            ExitCode::from(code)
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("karsinta-dist: {}", f.message);
+            ExitCode::from(f.code)
         }
     }
 }

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use common::{cli, wait, wait_until_leasing, worker, write_config, TempPg};
 use karsinta_dist::db::Db;
-use karsinta_dist::queue::{self, Completed, PairResult};
+use karsinta_dist::kinds::TestKind;
+use karsinta_dist::queue::{self, Completed, FinishedBatch, PairResult};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::ledger::{Ledger, PairEntry};
 use karsinta_harness::summary::{pairings, RunStatus, Tally, TournamentKind};
@@ -209,7 +210,8 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
     // nothing is added.
     let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
     let test = db.run(|c| queue::test_by_name(c, "sprt")).unwrap();
-    let match_cfg = test.config().unwrap();
+    let kind = TestKind::of(&test, None).unwrap();
+    let match_cfg = kind.config();
     let (idx, token, by): (i32, i64, i64) = {
         let mut c = pg.client();
         let r = c
@@ -231,16 +233,14 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
     assert_eq!(pairs.len(), test.batch_pairs as usize);
     let again = db
         .run(|c| {
-            queue::complete(
-                c,
-                &test,
-                match_cfg.sprt.as_ref(),
+            let batch = FinishedBatch {
                 idx,
                 token,
-                by,
-                1.0,
-                &pairs,
-            )
+                worker: by,
+                seconds: 1.0,
+                pairs: &pairs,
+            };
+            queue::complete(c, &test, &kind, &batch)
         })
         .unwrap();
     assert_eq!(
@@ -256,7 +256,7 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
     }
     let test = db.run(|c| queue::test_by_name(c, "sprt")).unwrap();
     assert!(test.stopped);
-    let decision = test.decision.clone().expect("the SPRT decided");
+    let decision = test.decision.expect("the SPRT decided");
     assert!(test.prefix_batches < test.batches, "stopped before the cap");
     let mut c = pg.client();
     let row = c
@@ -307,7 +307,7 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
         }
     }
     let offline = offline.expect("the offline SPRT decides on the prefix");
-    assert_eq!(offline.as_str(), decision);
+    assert_eq!(offline, decision);
     assert_eq!(tally.pairs, test.sprt_pairs as u64);
     let penta: [u64; 5] = serde_json::from_str(
         c.query_one("SELECT sprt_penta FROM dist_tests", &[])
@@ -348,7 +348,8 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
     // same games, the same counts and the same SPRT.
     compare(dir.path(), &cfg, &exported);
     eprintln!(
-        "SPRT {decision} after {} pairs ({} of {} batches), LLR {:.3}, {:.1} s",
+        "SPRT {} after {} pairs ({} of {} batches), LLR {:.3}, {:.1} s",
+        decision.as_str(),
         test.sprt_pairs,
         test.prefix_batches,
         test.batches,

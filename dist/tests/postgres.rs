@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use common::{write_config, TempPg};
 use karsinta_dist::db::{self, Db, DbError};
-use karsinta_dist::queue::{self, Beat, Claim, Completed, PairResult, TestRow};
+use karsinta_dist::kinds::{MatchTest, TestKind};
+use karsinta_dist::queue::{self, Beat, Claim, Completed, FinishedBatch, PairResult, TestRow};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::game::{GameResult, Termination};
 use karsinta_harness::ledger::{GameEntry, PairEntry};
@@ -55,7 +56,7 @@ fn setup(
     batch: u32,
     lease: u32,
     extra: &str,
-) -> (Db, TestRow, MatchConfig) {
+) -> (Db, TestRow, TestKind) {
     let dir = tempfile::tempdir().unwrap();
     let path = write_config(dir.path(), "t", games, sprt, batch, lease);
     let mut text = std::fs::read_to_string(&path).unwrap();
@@ -63,8 +64,9 @@ fn setup(
     std::fs::write(&path, text).unwrap();
     let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
     let mut db = Db::open(&pg.url(), Duration::from_secs(5)).unwrap();
-    let t = karsinta_dist::create_test(&mut db, "t", &cfg).unwrap();
-    (db, t, cfg)
+    let t = MatchTest::new(&cfg).unwrap().create(&mut db, "t").unwrap();
+    let kind = TestKind::of(&t, None).unwrap();
+    (db, t, kind)
 }
 
 fn worker(db: &mut Db, t: &TestRow) -> i64 {
@@ -75,7 +77,7 @@ fn worker(db: &mut Db, t: &TestRow) -> i64 {
 fn complete(
     db: &mut Db,
     t: &TestRow,
-    cfg: &MatchConfig,
+    kind: &TestKind,
     idx: i32,
     token: i64,
     w: i64,
@@ -86,8 +88,14 @@ fn complete(
         .zip(scores)
         .map(|(p, s)| fake_pair(p, *s))
         .collect();
-    db.run(|c| queue::complete(c, t, cfg.sprt.as_ref(), idx, token, w, 1.0, &pairs))
-        .unwrap()
+    let batch = FinishedBatch {
+        idx,
+        token,
+        worker: w,
+        seconds: 1.0,
+        pairs: &pairs,
+    };
+    db.run(|c| queue::complete(c, t, kind, &batch)).unwrap()
 }
 
 fn claim(db: &mut Db, t: &TestRow, w: i64) -> Claim {
@@ -116,7 +124,7 @@ fn schema_is_created_once_and_newer_schemas_are_refused() {
 #[test]
 fn a_batch_is_counted_once_and_only_under_its_lease() {
     let pg = TempPg::start(20);
-    let (mut db, t, cfg) = setup(&pg, 12, false, 2, 1, "");
+    let (mut db, t, kind) = setup(&pg, 12, false, 2, 1, "");
     assert_eq!((t.batches, t.total_pairs), (3, 6));
     let (a, b) = (worker(&mut db, &t), worker(&mut db, &t));
     let Claim::Batch { idx: 0, token: ta } = claim(&mut db, &t, a) else {
@@ -127,16 +135,16 @@ fn a_batch_is_counted_once_and_only_under_its_lease() {
     };
     // Wrong token: nothing counted.
     assert_eq!(
-        complete(&mut db, &t, &cfg, 0, tb, b, &[4, 4]),
+        complete(&mut db, &t, &kind, 0, tb, b, &[4, 4]),
         Completed::Rejected
     );
     assert_eq!(
-        complete(&mut db, &t, &cfg, 0, ta, a, &[4, 2]),
+        complete(&mut db, &t, &kind, 0, ta, a, &[4, 2]),
         Completed::Counted { decision: None }
     );
     // The same completion again (a retry after a lost reply): nothing added.
     assert_eq!(
-        complete(&mut db, &t, &cfg, 0, ta, a, &[4, 2]),
+        complete(&mut db, &t, &kind, 0, ta, a, &[4, 2]),
         Completed::Rejected
     );
     // b's lease expires; a claims batch 1 anew, b's heartbeat and completion fail.
@@ -149,7 +157,7 @@ fn a_batch_is_counted_once_and_only_under_its_lease() {
         Beat::Lost
     );
     assert_eq!(
-        complete(&mut db, &t, &cfg, 1, tb, b, &[0, 0]),
+        complete(&mut db, &t, &kind, 1, tb, b, &[0, 0]),
         Completed::Rejected
     );
     assert_eq!(
@@ -157,14 +165,14 @@ fn a_batch_is_counted_once_and_only_under_its_lease() {
         Beat::Held
     );
     assert_eq!(
-        complete(&mut db, &t, &cfg, 1, ta1, a, &[3, 1]),
+        complete(&mut db, &t, &kind, 1, ta1, a, &[3, 1]),
         Completed::Counted { decision: None }
     );
     let Claim::Batch { idx: 2, token: t2 } = claim(&mut db, &t, b) else {
         panic!()
     };
     assert_eq!(claim(&mut db, &t, a), Claim::Wait);
-    complete(&mut db, &t, &cfg, 2, t2, b, &[2, 2]);
+    complete(&mut db, &t, &kind, 2, t2, b, &[2, 2]);
     assert_eq!(claim(&mut db, &t, a), Claim::Finished);
     let mut c = pg.client();
     let rows = c
@@ -179,7 +187,7 @@ fn a_batch_is_counted_once_and_only_under_its_lease() {
 #[test]
 fn claims_stay_within_the_window_and_stop_reaches_claims_and_heartbeats() {
     let pg = TempPg::start(20);
-    let (mut db, t, cfg) = setup(&pg, 40, false, 1, 60, "");
+    let (mut db, t, kind) = setup(&pg, 40, false, 1, 60, "");
     let mut c = pg.client();
     c.execute("UPDATE dist_tests SET window_batches = 3", &[])
         .unwrap();
@@ -194,9 +202,9 @@ fn claims_stay_within_the_window_and_stop_reaches_claims_and_heartbeats() {
     }
     // Batch 3 is beyond the window until batch 0 is done.
     assert_eq!(claim(&mut db, &t, w), Claim::Wait);
-    complete(&mut db, &t, &cfg, 1, tokens[1], w, &[2]);
+    complete(&mut db, &t, &kind, 1, tokens[1], w, &[2]);
     assert_eq!(claim(&mut db, &t, w), Claim::Wait);
-    complete(&mut db, &t, &cfg, 0, tokens[0], w, &[2]);
+    complete(&mut db, &t, &kind, 0, tokens[0], w, &[2]);
     let Claim::Batch { idx: 3, .. } = claim(&mut db, &t, w) else {
         panic!()
     };
@@ -215,7 +223,7 @@ fn claims_stay_within_the_window_and_stop_reaches_claims_and_heartbeats() {
 #[test]
 fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     let pg = TempPg::start(20);
-    let (mut db, t, cfg) = setup(&pg, 400, true, 4, 60, "");
+    let (mut db, t, kind) = setup(&pg, 400, true, 4, 60, "");
     let w = worker(&mut db, &t);
     // A strong first engine: mostly wins, some draws.
     let score = |p: u64| [4, 3, 2, 4, 2, 1, 3, 4][(p % 8) as usize];
@@ -231,7 +239,7 @@ fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     for &(idx, token) in leases.iter().rev() {
         let scores: Vec<u32> = t.pairs_of(idx).map(score).collect();
         let before = db.run(|c| queue::test_by_name(c, "t")).unwrap();
-        let got = complete(&mut db, &t, &cfg, idx, token, w, &scores);
+        let got = complete(&mut db, &t, &kind, idx, token, w, &scores);
         if idx > 0 {
             assert_eq!(got, Completed::Counted { decision: None });
             assert_eq!(before.prefix_batches, 0);
@@ -242,6 +250,7 @@ fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     let after = db.run(|c| queue::test_by_name(c, "t")).unwrap();
     assert_eq!(after.prefix_batches, 40);
     // Offline: the tally fed pairs 0, 1, 2, ... as one worker would.
+    let cfg = kind.config();
     let pairings = karsinta_harness::tally::pairings(cfg.tournament, 2);
     let mut tally = Tally::new(pairings, cfg.sprt);
     for p in 0..160 {
@@ -259,7 +268,7 @@ fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     assert_eq!(claim(&mut db, &t, w), Claim::Stopped);
     // Status counts what the SPRT counted.
     let r = db
-        .run(|c| karsinta_dist::report::test_report(c, "t"))
+        .run(|c| karsinta_dist::status::test_report(c, "t"))
         .unwrap();
     assert_eq!(r.tally.pairs, tally.pairs);
     assert_eq!(r.tally.per_pairing[0].penta, tally.per_pairing[0].penta);

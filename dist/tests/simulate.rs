@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use common::{write_config, TempPg};
 use karsinta_dist::db::Db;
-use karsinta_dist::queue::{self, Claim, Completed, PairResult};
+use karsinta_dist::kinds::{MatchTest, TestKind};
+use karsinta_dist::queue::{self, Claim, Completed, FinishedBatch, PairResult};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::game::{GameResult, Termination};
 use karsinta_harness::ledger::{GameEntry, PairEntry};
@@ -51,8 +52,12 @@ fn two_hundred_workers_lose_and_double_count_nothing() {
     std::fs::write(&path, text).unwrap();
     let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
     let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
-    let test = Arc::new(karsinta_dist::create_test(&mut db, "sim", &cfg).unwrap());
-    assert_eq!(test.batches, 1000);
+    let test = MatchTest::new(&cfg)
+        .unwrap()
+        .create(&mut db, "sim")
+        .unwrap();
+    let test = Arc::new((TestKind::of(&test, None).unwrap(), test));
+    assert_eq!(test.1.batches, 1000);
 
     let (claims, counted, rejected, trips) = (
         Arc::new(AtomicU64::new(0)),
@@ -73,20 +78,25 @@ fn two_hundred_workers_lose_and_double_count_nothing() {
             std::thread::spawn(move || {
                 let mut db = Db::open(&url, Duration::from_secs(60)).unwrap();
                 let w = db
-                    .run(|c| queue::register_worker(c, test.id, &format!("sim{i}"), "[]", 0))
+                    .run(|c| queue::register_worker(c, test.1.id, &format!("sim{i}"), "[]", 0))
                     .unwrap();
                 let mut wait = Duration::ZERO;
                 loop {
+                    let (kind, test) = &*test;
                     match db.run(|c| queue::claim(c, test.id, w)).unwrap() {
                         Claim::Batch { idx, token } => {
                             wait = Duration::ZERO;
                             claims.fetch_add(1, Ordering::Relaxed);
                             let pairs: Vec<_> = test.pairs_of(idx).map(fake).collect();
+                            let batch = FinishedBatch {
+                                idx,
+                                token,
+                                worker: w,
+                                seconds: 0.0,
+                                pairs: &pairs,
+                            };
                             let done = |db: &mut Db| {
-                                db.run(|c| {
-                                    queue::complete(c, &test, None, idx, token, w, 0.0, &pairs)
-                                })
-                                .unwrap()
+                                db.run(|c| queue::complete(c, test, kind, &batch)).unwrap()
                             };
                             assert!(matches!(done(&mut db), Completed::Counted { .. }));
                             counted.fetch_add(1, Ordering::Relaxed);

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use common::{cli, wait, wait_until_leasing, worker, TempPg};
 use karsinta_dist::db::Db;
-use karsinta_dist::queue::{self, Claim, Completed, PairResult, TestRow};
-use karsinta_dist::spsa::{self, SpsaRun};
+use karsinta_dist::kinds::spsa::{self, SpsaTest};
+use karsinta_dist::kinds::TestKind;
+use karsinta_dist::queue::{self, Claim, Completed, FinishedBatch, PairResult, TestRow};
 use karsinta_harness::game::{GameResult, Termination};
 use karsinta_harness::ledger::{GameEntry, PairEntry};
 use karsinta_harness::runner::{play_pairs, Flow, PlayOptions};
@@ -45,8 +46,8 @@ fn config(dir: &Path, iterations: u64, window: u64, lease: u32, extra: &str) -> 
 
 fn create(db: &mut Db, path: &Path, name: &str) -> Result<TestRow, String> {
     let text = std::fs::read_to_string(path).unwrap();
-    let run = SpsaRun::load(&text, path, None, None).map_err(|e| e.to_string())?;
-    spsa::create(db, name, path, &run).map_err(|e| e.to_string())
+    let run = SpsaTest::load(&text, path, None, None).map_err(|e| e.to_string())?;
+    run.create(db, name).map_err(|e| e.to_string())
 }
 
 /// A made-up pair: the plus side (engine 0) wins `wins` of its two games,
@@ -93,15 +94,24 @@ fn updates_apply_in_iteration_order_once_and_within_the_window() {
     let t = create(&mut db, &path, "s").unwrap();
     assert_eq!((t.kind.as_str(), t.batches, t.batch_pairs), ("spsa", 4, 2));
     assert_eq!(t.window_batches, 2);
-    let run = SpsaRun::of(&t, None).unwrap();
+    let kind = TestKind::of(&t, None).unwrap();
+    let TestKind::Spsa(run) = &kind else {
+        panic!("an SPSA test")
+    };
     let w = db
         .run(|c| queue::register_worker(c, t.id, "h", "[]", 0))
         .unwrap();
     let claim = |db: &mut Db| db.run(|c| queue::claim(c, t.id, w)).unwrap();
     let complete = |db: &mut Db, idx: i32, token: i64, wins: u32| {
         let pairs: Vec<PairResult> = t.pairs_of(idx).map(|p| fake_pair(p, wins)).collect();
-        db.run(|c| spsa::complete(c, &t, &run, idx, token, w, 1.0, &pairs))
-            .unwrap()
+        let batch = FinishedBatch {
+            idx,
+            token,
+            worker: w,
+            seconds: 1.0,
+            pairs: &pairs,
+        };
+        db.run(|c| queue::complete(c, &t, &kind, &batch)).unwrap()
     };
     let Claim::Batch { idx: 0, token: t0 } = claim(&mut db) else {
         panic!()
@@ -153,7 +163,7 @@ fn updates_apply_in_iteration_order_once_and_within_the_window() {
     assert_eq!(complete(&mut db, 2, t2, 0), Completed::Rejected);
     assert_eq!(thetas(&mut c).len(), 3);
     let status = db
-        .run(|c| karsinta_dist::report::status_text(c, "s"))
+        .run(|c| karsinta_dist::status::status_text(c, "s"))
         .unwrap();
     assert!(status.contains("iteration 2 of 4 applied"), "{status}");
     assert!(status.contains("null_move_r"), "{status}");
@@ -201,7 +211,10 @@ fn ok(o: std::process::Output) -> String {
 /// then completed again: the duplicate must add nothing.
 fn play_first_iteration_twice(pg: &TempPg, t: &TestRow) {
     let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
-    let run = SpsaRun::of(t, Some(1)).unwrap();
+    let kind = TestKind::of(t, Some(1)).unwrap();
+    let TestKind::Spsa(run) = &kind else {
+        panic!("an SPSA test")
+    };
     let w = db
         .run(|c| queue::register_worker(c, t.id, "test", "[]", 0))
         .unwrap();
@@ -226,8 +239,14 @@ fn play_first_iteration_twice(pg: &TempPg, t: &TestRow) {
     .unwrap();
     pairs.sort_by_key(|p| p.entry.pair);
     let done = |db: &mut Db| {
-        db.run(|c| spsa::complete(c, t, &run, 0, token, w, 1.0, &pairs))
-            .unwrap()
+        let batch = FinishedBatch {
+            idx: 0,
+            token,
+            worker: w,
+            seconds: 1.0,
+            pairs: &pairs,
+        };
+        db.run(|c| queue::complete(c, t, &kind, &batch)).unwrap()
     };
     assert_eq!(done(&mut db), Completed::Counted { decision: None });
     let after_first = thetas(&mut pg.client());

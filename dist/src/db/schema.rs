@@ -1,0 +1,104 @@
+//! The schema, as migrations applied in order. Never edit a released step:
+//! add one, so that every database reaches the same tables.
+
+use postgres::Client;
+
+use crate::db::error::DbError;
+
+/// Schema migrations, applied in order; `SCHEMA[i]` brings version `i` to
+/// `i + 1`. Never edit a released step: add one.
+const SCHEMA: &[&str] = &[
+    // 1: tests, batches, finished pairs, workers, SPSA history.
+    "CREATE TABLE dist_tests (
+        id             bigserial PRIMARY KEY,
+        name           text NOT NULL UNIQUE,
+        config_yaml    text NOT NULL,
+        kind           text NOT NULL DEFAULT 'match' CHECK (kind IN ('match', 'spsa')),
+        batch_pairs    integer NOT NULL CHECK (batch_pairs > 0),
+        total_pairs    bigint NOT NULL,
+        batches        integer NOT NULL,
+        window_batches integer NOT NULL CHECK (window_batches > 0),
+        lease_seconds  integer NOT NULL CHECK (lease_seconds > 0),
+        signatures     text NOT NULL,
+        stopped        boolean NOT NULL DEFAULT false,
+        stop_reason    text,
+        prefix_batches integer NOT NULL DEFAULT 0,
+        sprt_penta     text NOT NULL DEFAULT '[0,0,0,0,0]',
+        sprt_pairs     bigint NOT NULL DEFAULT 0,
+        decision       text,
+        created        timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE dist_workers (
+        id         bigserial PRIMARY KEY,
+        test_id    bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        host       text NOT NULL,
+        pid        integer NOT NULL,
+        signatures text NOT NULL,
+        bench_nps  bigint NOT NULL,
+        started    timestamptz NOT NULL DEFAULT now(),
+        last_seen  timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE dist_batches (
+        test_id     bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        idx         integer NOT NULL,
+        state       text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'leased', 'done')),
+        lease_token bigint,
+        worker_id   bigint REFERENCES dist_workers(id),
+        lease_until timestamptz,
+        claims      integer NOT NULL DEFAULT 0,
+        completed   timestamptz,
+        seconds     double precision,
+        PRIMARY KEY (test_id, idx)
+    );
+    CREATE INDEX dist_batches_open ON dist_batches (test_id, idx) WHERE state <> 'done';
+    CREATE TABLE dist_pairs (
+        test_id   bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        pair      bigint NOT NULL,
+        batch     integer NOT NULL,
+        worker_id bigint NOT NULL REFERENCES dist_workers(id),
+        entry     text NOT NULL,
+        pgn       text NOT NULL,
+        PRIMARY KEY (test_id, pair)
+    );
+    CREATE TABLE dist_spsa_history (
+        test_id bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        k       integer NOT NULL,
+        theta   text NOT NULL,
+        result  text,
+        PRIMARY KEY (test_id, k)
+    );",
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i32 = SCHEMA.len() as i32;
+
+/// Bring the schema to [`SCHEMA_VERSION`]; safe to run from many processes
+/// at once (an advisory lock serialises them). Returns the version found.
+pub fn migrate(client: &mut Client) -> Result<i32, DbError> {
+    let mut tx = client.transaction()?;
+    // Any constant key: only migrations take it.
+    tx.execute("SELECT pg_advisory_xact_lock(7151730931)", &[])?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS dist_schema_version (version integer NOT NULL)")?;
+    let found: i32 = match tx.query_opt("SELECT version FROM dist_schema_version", &[])? {
+        Some(r) => r.get(0),
+        None => {
+            tx.execute("INSERT INTO dist_schema_version VALUES (0)", &[])?;
+            0
+        }
+    };
+    if found > SCHEMA_VERSION {
+        return Err(DbError::NewerSchema {
+            found,
+            known: SCHEMA_VERSION,
+        });
+    }
+    for step in &SCHEMA[found as usize..] {
+        tx.batch_execute(step)?;
+    }
+    tx.execute(
+        "UPDATE dist_schema_version SET version = $1",
+        &[&SCHEMA_VERSION],
+    )?;
+    tx.commit()?;
+    Ok(found)
+}

@@ -1,0 +1,155 @@
+//! Match tests: a `karsinta match` config (two engines, a gauntlet or a
+//! round robin) played batch by batch, with its SPRT run on the completed
+//! prefix pair by pair in pair order, so that the decision and the pair it
+//! falls on are those of one machine playing the pairs in order.
+
+use std::ops::Range;
+use std::path::Path;
+
+use karsinta_harness::config::MatchConfig;
+use karsinta_harness::pgn::{self, MatchTags};
+use karsinta_harness::runner::{FinishedPair, PairJob};
+use karsinta_harness::stats::{Pentanomial, SprtDecision};
+use karsinta_harness::tournament::{round_tag, MatchPlan};
+use postgres::Transaction;
+
+use crate::db::{Db, DbError};
+use crate::queue::catalog::{self, insert_test, Kind, NewTest, TestRow};
+use crate::queue::results::{batch_entries, PairResult};
+use crate::settings::DistSettings;
+use crate::signature;
+
+/// A match test: its resolved config and the schedule of its pairs.
+pub struct MatchTest {
+    /// The config as the creator resolved it.
+    pub cfg: MatchConfig,
+    /// Which engines and which opening each pair plays.
+    pub plan: MatchPlan,
+}
+
+fn invalid(e: impl std::fmt::Display) -> DbError {
+    DbError::Invalid(e.to_string())
+}
+
+impl MatchTest {
+    /// The test of a resolved match config: checks its openings and
+    /// schedule as `karsinta match` would.
+    pub fn new(cfg: &MatchConfig) -> Result<MatchTest, DbError> {
+        let plan = MatchPlan::new(cfg).map_err(invalid)?;
+        Ok(MatchTest {
+            cfg: cfg.clone(),
+            plan,
+        })
+    }
+
+    /// The test of a stored row, its config loaded as the creator resolved
+    /// it (engine paths are this machine's).
+    pub fn of(test: &TestRow) -> Result<MatchTest, DbError> {
+        let stored =
+            |e: String| DbError::Invalid(format!("test {}: stored config: {e}", test.name));
+        let path = format!("{}.yaml", test.name);
+        let cfg = MatchConfig::from_yaml(&test.config_yaml, Path::new(&path), &Default::default())
+            .map_err(|e| stored(e.to_string()))?;
+        MatchTest::new(&cfg).map_err(|e| stored(e.to_string()))
+    }
+
+    /// Create test `name`: records the engines' signatures and queues
+    /// every batch.
+    pub fn create(&self, db: &mut Db, name: &str) -> Result<TestRow, DbError> {
+        let dist = DistSettings::of(&self.cfg)?;
+        let (sigs, _) =
+            signature::signatures(&self.cfg.engines, dist.bench_depth).map_err(invalid)?;
+        let yaml = self.cfg.resolved_yaml();
+        let new = NewTest {
+            name,
+            config_yaml: &yaml,
+            kind: Kind::Match,
+            batch_pairs: dist.batch_pairs,
+            total_pairs: self.plan.total_pairs,
+            window_batches: dist.window_batches,
+            lease_seconds: dist.lease_seconds,
+            signatures: &sigs,
+        };
+        db.run(|c| {
+            let mut tx = c.transaction()?;
+            let t = insert_test(&mut tx, &new)?;
+            tx.commit()?;
+            Ok(t)
+        })
+    }
+
+    /// The jobs of batch `idx`.
+    pub fn jobs(&self, test: &TestRow, idx: i32) -> Vec<PairJob> {
+        test.pairs_of(idx).map(|p| self.plan.job(p)).collect()
+    }
+
+    /// A finished pair as the ledger and games.pgn of one machine would
+    /// keep it (`date`: the PGN `Date` tag).
+    pub fn pair_result(&self, fp: &FinishedPair, date: &str) -> PairResult {
+        let tags = MatchTags {
+            event: &self.cfg.name,
+            date,
+            tc: &self.cfg.settings.tc,
+        };
+        let mut text = String::new();
+        for (i, g) in fp.games.iter().enumerate() {
+            pgn::write_game(&mut text, g, &round_tag(fp.job.pair, i), &tags);
+        }
+        PairResult {
+            entry: self.plan.entry(fp),
+            pgn: text,
+        }
+    }
+
+    /// Run the SPRT over the pairs of `batches` (just joined the prefix),
+    /// in pair order, until it decides; as the tally, the first pairing's
+    /// pentanomial decides. Returns the decision, made now or before.
+    pub(crate) fn advance(
+        &self,
+        tx: &mut Transaction<'_>,
+        test: &TestRow,
+        batches: Range<i32>,
+    ) -> Result<Option<SprtDecision>, DbError> {
+        let t = tx.query_one(
+            "SELECT sprt_penta, sprt_pairs, decision FROM dist_tests WHERE id = $1",
+            &[&test.id],
+        )?;
+        if let Some(d) = t.get::<_, Option<&str>>(2) {
+            return catalog::parse_decision(d).map(Some);
+        }
+        let Some(sprt) = &self.cfg.sprt else {
+            return Ok(None);
+        };
+        if batches.is_empty() {
+            return Ok(None);
+        }
+        let mut penta = Pentanomial(
+            serde_json::from_str(t.get::<_, &str>(0))
+                .map_err(|e| DbError::Invalid(format!("test {}: sprt_penta: {e}", test.name)))?,
+        );
+        let mut sprt_pairs: i64 = t.get(1);
+        let mut decision = None;
+        for (_, e) in batch_entries(tx, test.id, batches)? {
+            sprt_pairs += 1;
+            if e.pairing == 0 {
+                penta.add(e.first_points());
+                let r = sprt.test_penta(&penta);
+                if r.decision != SprtDecision::Continue {
+                    decision = Some(r.decision);
+                    break;
+                }
+            }
+        }
+        let penta_text = serde_json::to_string(&penta.0).map_err(invalid)?;
+        tx.execute(
+            "UPDATE dist_tests SET sprt_penta = $2, sprt_pairs = $3, decision = $4 WHERE id = $1",
+            &[
+                &test.id,
+                &penta_text,
+                &sprt_pairs,
+                &decision.map(SprtDecision::as_str),
+            ],
+        )?;
+        Ok(decision)
+    }
+}

@@ -1,0 +1,15 @@
+//! The kinds of test a fleet plays. They share the queue (batches, leases,
+//! the completed prefix, [`crate::queue::complete`]); a kind says what a
+//! batch plays and how the batches that join the prefix count.
+//!
+//! - [`match_test`]: a match config, its SPRT on the prefix pair by pair.
+//! - [`spsa`]: a `karsinta tune spsa` config, its updates in k order.
+//! - [`test_kind`]: [`TestKind`], the dispatch over them.
+
+pub mod match_test;
+pub mod spsa;
+pub mod test_kind;
+
+pub use match_test::MatchTest;
+pub use spsa::SpsaTest;
+pub use test_kind::TestKind;

@@ -1,0 +1,121 @@
+//! [`TestKind`]: the one place that tells the kinds apart. Everything a
+//! worker, the completion core, `status` and `export` need from a kind goes
+//! through it, so a new kind (datagen) is a new variant here and a module
+//! beside [`crate::kinds::match_test`], not another copy of the queue.
+
+use std::ops::Range;
+use std::path::Path;
+
+use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::runner::{FinishedPair, PairJob};
+use karsinta_harness::stats::SprtDecision;
+use postgres::Transaction;
+
+use crate::db::{Db, DbError};
+use crate::kinds::match_test::MatchTest;
+use crate::kinds::spsa::SpsaTest;
+use crate::queue::catalog::{Kind, TestRow};
+use crate::queue::results::PairResult;
+
+/// What a test plays and how its batches count.
+pub enum TestKind {
+    /// A match with an optional SPRT on the completed prefix.
+    Match(Box<MatchTest>),
+    /// An SPSA run: batch k - 1 is iteration k (see [`crate::kinds::spsa`]).
+    Spsa(Box<SpsaTest>),
+}
+
+/// Whether config text has an `spsa:` block (so `create` makes an SPSA
+/// test). Unparsable text is not: the match loader then reports it.
+fn is_spsa_config(text: &str) -> bool {
+    serde_yaml::from_str::<serde_yaml::Value>(text)
+        .ok()
+        .and_then(|v| v.get("spsa").cloned())
+        .is_some_and(|v| !v.is_null())
+}
+
+impl TestKind {
+    /// The test a config file describes: an SPSA test if it has an `spsa:`
+    /// block (a `karsinta tune spsa` config), else a match. Checked as the
+    /// single-machine command would check it, before any connection.
+    pub fn load(text: &str, path: &Path) -> Result<TestKind, DbError> {
+        if is_spsa_config(text) {
+            let run = SpsaTest::load(text, path, None, None)?;
+            return Ok(TestKind::Spsa(Box::new(run)));
+        }
+        let cfg = MatchConfig::from_yaml(text, path, &Overrides::default())
+            .map_err(|e| DbError::Invalid(e.to_string()))?;
+        Ok(TestKind::Match(Box::new(MatchTest::new(&cfg)?)))
+    }
+
+    /// The kind of a stored test (`concurrency`: this worker's games at
+    /// once, if it overrides the config's).
+    pub fn of(test: &TestRow, concurrency: Option<usize>) -> Result<TestKind, DbError> {
+        Ok(match test.kind {
+            Kind::Match => TestKind::Match(Box::new(MatchTest::of(test)?)),
+            Kind::Spsa => TestKind::Spsa(Box::new(SpsaTest::of(test, concurrency)?)),
+        })
+    }
+
+    /// The games' config: engines (for SPSA the two sides), clock, openings.
+    pub fn config(&self) -> &MatchConfig {
+        match self {
+            TestKind::Match(m) => &m.cfg,
+            TestKind::Spsa(s) => &s.cfg,
+        }
+    }
+
+    /// Create test `name` in the database, every batch pending.
+    pub fn create(&self, db: &mut Db, name: &str) -> Result<TestRow, DbError> {
+        match self {
+            TestKind::Match(m) => m.create(db, name),
+            TestKind::Spsa(s) => s.create(db, name),
+        }
+    }
+
+    /// One line saying what [`TestKind::create`] made of `t`.
+    pub fn created_line(&self, t: &TestRow) -> String {
+        match self {
+            TestKind::Match(_) => format!(
+                "created test {}: {} pairs in {} batches of {}",
+                t.name, t.total_pairs, t.batches, t.batch_pairs
+            ),
+            TestKind::Spsa(_) => format!(
+                "created SPSA test {}: {} iterations of {} pairs, window {}",
+                t.name, t.batches, t.batch_pairs, t.window_batches
+            ),
+        }
+    }
+
+    /// The jobs of claimed batch `idx` (SPSA reads the theta they are drawn
+    /// around through `db`).
+    pub fn jobs(&self, db: &mut Db, test: &TestRow, idx: i32) -> Result<Vec<PairJob>, DbError> {
+        match self {
+            TestKind::Match(m) => Ok(m.jobs(test, idx)),
+            TestKind::Spsa(s) => s.claimed_jobs(db, test, idx),
+        }
+    }
+
+    /// A finished pair as the test stores it (`date`: the PGN `Date` tag).
+    pub fn pair_result(&self, fp: &FinishedPair, date: &str) -> PairResult {
+        match self {
+            TestKind::Match(m) => m.pair_result(fp, date),
+            TestKind::Spsa(s) => s.pair_result(fp),
+        }
+    }
+
+    /// Count `batches`, which just joined the completed prefix (possibly
+    /// none), inside the completion's transaction; the SPRT's decision if
+    /// the test is decided.
+    pub(crate) fn advance(
+        &self,
+        tx: &mut Transaction<'_>,
+        test: &TestRow,
+        batches: Range<i32>,
+    ) -> Result<Option<SprtDecision>, DbError> {
+        match self {
+            TestKind::Match(m) => m.advance(tx, test, batches),
+            TestKind::Spsa(s) => s.advance(tx, test, batches).map(|()| None),
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The tests table: a test's row as stored, how a new one goes in with all
+//! its batches pending, the lookups and the stop flag.
+
+use std::str::FromStr;
+
+use karsinta_harness::stats::SprtDecision;
+use postgres::{Client, Transaction};
+
+use crate::db::DbError;
+
+/// What a test plays, as `dist_tests.kind` stores it. The data of each
+/// kind (its plan, its SPSA run) is [`crate::kinds::TestKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A match (or gauntlet, round robin) with an optional SPRT.
+    Match,
+    /// An SPSA run: batch k - 1 is iteration k.
+    Spsa,
+}
+
+impl Kind {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Match => "match",
+            Kind::Spsa => "spsa",
+        }
+    }
+}
+
+impl FromStr for Kind {
+    type Err = DbError;
+
+    fn from_str(s: &str) -> Result<Kind, DbError> {
+        match s {
+            "match" => Ok(Kind::Match),
+            "spsa" => Ok(Kind::Spsa),
+            _ => Err(DbError::Invalid(format!("unknown test kind {s:?}"))),
+        }
+    }
+}
+
+/// `H0` / `H1` back to the decision (the column never holds `continue`).
+pub(crate) fn parse_decision(s: &str) -> Result<SprtDecision, DbError> {
+    match s {
+        "H0" => Ok(SprtDecision::H0),
+        "H1" => Ok(SprtDecision::H1),
+        _ => Err(DbError::Invalid(format!("stored SPRT decision {s:?}"))),
+    }
+}
+
+/// A test as stored.
+#[derive(Clone, Debug)]
+pub struct TestRow {
+    /// The row's key (batches, pairs and workers refer to it).
+    pub id: i64,
+    /// Unique, chosen by the creator.
+    pub name: String,
+    /// The config as the creator resolved it; a worker loads it again.
+    pub config_yaml: String,
+    /// What the test plays.
+    pub kind: Kind,
+    /// Game pairs per batch (the last batch may hold fewer).
+    pub batch_pairs: i64,
+    /// Game pairs of the whole test.
+    pub total_pairs: i64,
+    /// Number of batches.
+    pub batches: i32,
+    /// Batches handed out beyond the completed prefix.
+    pub window_batches: i32,
+    /// Seconds a lease lasts without a heartbeat.
+    pub lease_seconds: i32,
+    /// JSON list of per-engine signatures.
+    pub signatures: String,
+    /// No more claims: decided, stopped by hand, or finished.
+    pub stopped: bool,
+    /// Why it stopped.
+    pub stop_reason: Option<String>,
+    /// Batches `0..prefix_batches` are all done (and counted).
+    pub prefix_batches: i32,
+    /// Pairs the SPRT has counted.
+    pub sprt_pairs: i64,
+    /// The SPRT's decision, once it crossed a bound.
+    pub decision: Option<SprtDecision>,
+}
+
+const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
+    window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
+    sprt_pairs, decision, kind";
+
+fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
+    Ok(TestRow {
+        id: r.get(0),
+        name: r.get(1),
+        config_yaml: r.get(2),
+        batch_pairs: i64::from(r.get::<_, i32>(3)),
+        total_pairs: r.get(4),
+        batches: r.get(5),
+        window_batches: r.get(6),
+        lease_seconds: r.get(7),
+        signatures: r.get(8),
+        stopped: r.get(9),
+        stop_reason: r.get(10),
+        prefix_batches: r.get(11),
+        sprt_pairs: r.get(12),
+        decision: r
+            .get::<_, Option<&str>>(13)
+            .map(parse_decision)
+            .transpose()?,
+        kind: r.get::<_, &str>(14).parse()?,
+    })
+}
+
+impl TestRow {
+    /// Whether this is an SPSA test.
+    pub fn is_spsa(&self) -> bool {
+        self.kind == Kind::Spsa
+    }
+
+    /// The pairs of batch `idx`.
+    pub fn pairs_of(&self, idx: i32) -> std::ops::Range<u64> {
+        let b = self.batch_pairs as u64;
+        let start = idx as u64 * b;
+        start..(start + b).min(self.total_pairs as u64)
+    }
+
+    /// The batch that holds pair `pair`.
+    pub fn batch_of(&self, pair: u64) -> i32 {
+        (pair / self.batch_pairs as u64) as i32
+    }
+
+    /// Pairs counted for the outcome: the SPRT's pairs once it decided,
+    /// else the completed prefix.
+    pub fn counted_pairs(&self) -> u64 {
+        if self.decision.is_some() {
+            self.sprt_pairs as u64
+        } else {
+            (self.prefix_batches as u64 * self.batch_pairs as u64).min(self.total_pairs as u64)
+        }
+    }
+}
+
+/// What [`insert_test`] stores.
+pub struct NewTest<'a> {
+    /// Unique test name.
+    pub name: &'a str,
+    /// The resolved config (what workers load).
+    pub config_yaml: &'a str,
+    /// What it plays.
+    pub kind: Kind,
+    /// Game pairs per batch.
+    pub batch_pairs: u32,
+    /// Game pairs of the whole test.
+    pub total_pairs: u64,
+    /// Batches beyond the completed prefix that claims hand out.
+    pub window_batches: u32,
+    /// Seconds a lease lasts without a heartbeat.
+    pub lease_seconds: u32,
+    /// The engines' signatures (JSON), which every worker must match.
+    pub signatures: &'a str,
+}
+
+/// Insert a test with all its batches pending (inside the caller's
+/// transaction, so that a kind's own rows go in with it).
+pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow, DbError> {
+    let name = t.name;
+    let batches = t.total_pairs.div_ceil(u64::from(t.batch_pairs));
+    let batches = i32::try_from(batches)
+        .map_err(|_| DbError::Invalid(format!("{batches} batches: raise dist.batch_pairs")))?;
+    let exists = tx.query_opt("SELECT 1 FROM dist_tests WHERE name = $1", &[&name])?;
+    if exists.is_some() {
+        return Err(DbError::Invalid(format!(
+            "a test named {name} exists: choose another name"
+        )));
+    }
+    let row = tx.query_one(
+        &format!(
+            "INSERT INTO dist_tests (name, config_yaml, kind, batch_pairs, total_pairs, batches, \
+             window_batches, lease_seconds, signatures) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) \
+             RETURNING {TEST_COLUMNS}"
+        ),
+        &[
+            &name,
+            &t.config_yaml,
+            &t.kind.as_str(),
+            &(t.batch_pairs as i32),
+            &(t.total_pairs as i64),
+            &batches,
+            &(t.window_batches as i32),
+            &(t.lease_seconds as i32),
+            &t.signatures,
+        ],
+    )?;
+    let row = test_row(&row)?;
+    tx.execute(
+        "INSERT INTO dist_batches (test_id, idx) SELECT $1, g FROM generate_series(0, $2 - 1) g",
+        &[&row.id, &batches],
+    )?;
+    Ok(row)
+}
+
+/// The test named `name`.
+pub fn test_by_name(c: &mut Client, name: &str) -> Result<TestRow, DbError> {
+    c.query_opt(
+        &format!("SELECT {TEST_COLUMNS} FROM dist_tests WHERE name = $1"),
+        &[&name],
+    )?
+    .map(|r| test_row(&r))
+    .ok_or_else(|| DbError::Invalid(format!("no test named {name}")))?
+}
+
+/// Every test, oldest first.
+pub fn all_tests(c: &mut Client) -> Result<Vec<TestRow>, DbError> {
+    c.query(
+        &format!("SELECT {TEST_COLUMNS} FROM dist_tests ORDER BY id"),
+        &[],
+    )?
+    .iter()
+    .map(test_row)
+    .collect()
+}
+
+/// The oldest test that is not stopped and has batches not done.
+pub fn next_open_test(c: &mut Client) -> Result<Option<TestRow>, DbError> {
+    c.query_opt(
+        &format!(
+            "SELECT {TEST_COLUMNS} FROM dist_tests t WHERE NOT stopped AND EXISTS \
+                 (SELECT 1 FROM dist_batches b WHERE b.test_id = t.id AND b.state <> 'done') \
+                 ORDER BY id LIMIT 1"
+        ),
+        &[],
+    )?
+    .map(|r| test_row(&r))
+    .transpose()
+}
+
+/// Stop a test: claims and heartbeats tell its workers to end. False if
+/// there is no test of that name.
+pub fn stop(c: &mut Client, name: &str, reason: &str) -> Result<bool, DbError> {
+    Ok(c.execute(
+        "UPDATE dist_tests SET stopped = true, stop_reason = coalesce(stop_reason, $2) \
+         WHERE name = $1",
+        &[&name, &reason],
+    )? > 0)
+}

@@ -1,0 +1,107 @@
+//! The `dist:` block of a test's config: karsinta-dist's own settings,
+//! parsed here. The harness keeps the block as raw YAML and hands it over
+//! by name ([`MatchConfig::section`]); its schema knows nothing of them.
+
+use karsinta_harness::config::MatchConfig;
+use serde::Deserialize;
+
+use crate::db::DbError;
+
+/// The block as written: every key optional, so that a kind can tell a key
+/// given from a default (an SPSA test refuses the match-only keys).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDist {
+    batch_pairs: Option<u32>,
+    window_batches: Option<u32>,
+    lease_seconds: Option<u32>,
+    bench_depth: Option<i32>,
+}
+
+/// A test's fleet settings, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistSettings {
+    /// Game pairs per batch (the unit a worker claims and completes).
+    pub batch_pairs: u32,
+    /// Batches handed out beyond the completed prefix.
+    pub window_batches: u32,
+    /// Seconds a lease lasts without a heartbeat.
+    pub lease_seconds: u32,
+    /// Depth of the in-process engine's bench signature.
+    pub bench_depth: i32,
+}
+
+/// The signature only has to tell engines apart, and `create` and every
+/// worker compute it before any game: at the bench's own depth 10 a weak
+/// parameter set (configs/params/simple.yaml) took over 9 minutes, at 6
+/// still 25 s; depth 5 separates parameter sets in seconds.
+const DEFAULT_BENCH_DEPTH: i32 = 5;
+
+impl Default for DistSettings {
+    fn default() -> Self {
+        DistSettings {
+            batch_pairs: 8,
+            window_batches: 64,
+            lease_seconds: 60,
+            bench_depth: DEFAULT_BENCH_DEPTH,
+        }
+    }
+}
+
+impl DistSettings {
+    /// The settings of a match test: the block of `cfg`, checked, with
+    /// defaults for what it leaves out (all of them without a block).
+    pub fn of(cfg: &MatchConfig) -> Result<DistSettings, DbError> {
+        Self::parse(cfg).map(|(s, _)| s)
+    }
+
+    /// The settings of an SPSA test, whose unit of work is one iteration
+    /// and whose window is the SPSA one (it changes the result): a block
+    /// that sets `batch_pairs` or `window_batches` is refused rather than
+    /// silently ignored. The two are returned at their defaults.
+    pub fn of_spsa(cfg: &MatchConfig) -> Result<DistSettings, DbError> {
+        let (s, raw) = Self::parse(cfg)?;
+        let given = [
+            ("batch_pairs", raw.batch_pairs.is_some()),
+            ("window_batches", raw.window_batches.is_some()),
+        ];
+        if let Some((key, _)) = given.iter().find(|(_, set)| *set) {
+            return Err(DbError::Invalid(format!(
+                "{}: dist.{key}: not used by SPSA tests (a work unit is one iteration of \
+                 spsa.pairs_per_iteration pairs; the window is spsa.window)",
+                cfg.path.display()
+            )));
+        }
+        Ok(s)
+    }
+
+    fn parse(cfg: &MatchConfig) -> Result<(DistSettings, RawDist), DbError> {
+        let raw: RawDist = cfg
+            .section("dist")
+            .map_err(|e| DbError::Invalid(e.to_string()))?
+            .unwrap_or_default();
+        let d = DistSettings::default();
+        let s = DistSettings {
+            batch_pairs: raw.batch_pairs.unwrap_or(d.batch_pairs),
+            window_batches: raw.window_batches.unwrap_or(d.window_batches),
+            lease_seconds: raw.lease_seconds.unwrap_or(d.lease_seconds),
+            bench_depth: raw.bench_depth.unwrap_or(d.bench_depth),
+        };
+        let bad = |key: &str, msg: &str| {
+            DbError::Invalid(format!("{}: dist.{key}: {msg}", cfg.path.display()))
+        };
+        if s.batch_pairs == 0 {
+            return Err(bad("batch_pairs", "must be at least 1"));
+        }
+        if s.window_batches == 0 {
+            return Err(bad("window_batches", "must be at least 1"));
+        }
+        if s.lease_seconds == 0 {
+            return Err(bad("lease_seconds", "must be at least 1"));
+        }
+        if !(1..=64).contains(&s.bench_depth) {
+            return Err(bad("bench_depth", "must be between 1 and 64"));
+        }
+        Ok((s, raw))
+    }
+}

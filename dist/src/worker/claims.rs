@@ -1,0 +1,120 @@
+//! The runner's job iterator: hands out the pairs of claimed batches and
+//! claims the next batch when they run out, backing off while the window
+//! is full. It ends when the test is finished, stopped or decided, on the
+//! user's signal, or when the database is gone for longer than the
+//! worker's patience (recorded in the flags).
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use karsinta_harness::runner::PairJob;
+
+use crate::db::Db;
+use crate::kinds::TestKind;
+use crate::queue::catalog::TestRow;
+use crate::queue::lease::{claim, Claim};
+use crate::worker::held::{Flags, Held};
+
+/// Claims batches of one test for one registered worker.
+pub(super) struct Claimer<'a> {
+    /// Its own connection (completions use another).
+    db: Db,
+    test: &'a TestRow,
+    worker: i64,
+    kind: &'a TestKind,
+    held: Held,
+    flags: Flags,
+    /// Longest pause after a claim that found nothing.
+    poll: Duration,
+    buffer: VecDeque<PairJob>,
+    /// The current pause after a `Wait`.
+    wait: Duration,
+}
+
+impl<'a> Claimer<'a> {
+    /// A claimer over `db` for worker `worker` of `test`.
+    pub fn new(
+        db: Db,
+        test: &'a TestRow,
+        worker: i64,
+        kind: &'a TestKind,
+        held: Held,
+        flags: Flags,
+        poll: Duration,
+    ) -> Claimer<'a> {
+        Claimer {
+            db,
+            test,
+            worker,
+            kind,
+            held,
+            flags,
+            poll,
+            buffer: VecDeque::new(),
+            wait: Duration::ZERO,
+        }
+    }
+
+    /// Batch `idx` is ours: hold it and queue its jobs. False if its jobs
+    /// cannot be known (the database is gone: recorded).
+    fn take(&mut self, idx: i32, token: i64) -> bool {
+        self.wait = Duration::ZERO;
+        // Held before the jobs are known: released at the end if reading
+        // them fails.
+        let pairs = self.test.pairs_of(idx);
+        self.held.hold(idx, token, pairs.count());
+        match self.kind.jobs(&mut self.db, self.test, idx) {
+            Ok(jobs) => {
+                self.buffer.extend(jobs);
+                true
+            }
+            Err(e) => {
+                self.flags.fail(e);
+                false
+            }
+        }
+    }
+
+    /// Nothing to hand out now: often the wait is for this worker's own
+    /// completion (an SPSA window of 1), so retry soon, then back off.
+    fn pause(&mut self) {
+        self.wait = (self.wait * 2)
+            .max(Duration::from_millis(25))
+            .min(self.poll);
+        std::thread::sleep(self.wait);
+    }
+}
+
+impl Iterator for Claimer<'_> {
+    type Item = PairJob;
+
+    fn next(&mut self) -> Option<PairJob> {
+        loop {
+            if let Some(j) = self.buffer.pop_front() {
+                return Some(j);
+            }
+            if self.flags.halted() {
+                return None;
+            }
+            let (test, worker) = (self.test.id, self.worker);
+            match self.db.run(|c| claim(c, test, worker)) {
+                Ok(Claim::Batch { idx, token }) => {
+                    if !self.take(idx, token) {
+                        return None;
+                    }
+                }
+                Ok(Claim::Wait) => self.pause(),
+                Ok(Claim::Finished) => return None,
+                Ok(Claim::Stopped) => {
+                    self.flags.test_stopped.store(true, Ordering::SeqCst);
+                    return None;
+                }
+                Err(e) => {
+                    self.flags.fail(e);
+                    return None;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The per-pair step of a worker's runner: each finished pair joins its
+//! held batch; the batch's last pair completes it through the queue's
+//! completion core, and a decided test stops the runner.
+
+use std::sync::atomic::Ordering;
+
+use karsinta_harness::runner::{FinishedPair, Flow};
+
+use crate::db::{Db, DbError};
+use crate::kinds::TestKind;
+use crate::queue::catalog::TestRow;
+use crate::queue::completion::{complete, Completed};
+use crate::queue::results::FinishedBatch;
+use crate::worker::held::{Added, Flags, Held, HeldBatch};
+use crate::worker::options::WorkerReport;
+
+/// Collects the pairs of one worker's batches.
+pub(super) struct Collector<'a> {
+    /// The completion connection.
+    pub db: &'a mut Db,
+    pub test: &'a TestRow,
+    pub kind: &'a TestKind,
+    pub worker: i64,
+    pub held: Held,
+    pub flags: Flags,
+    /// The PGN `Date` of this worker's games.
+    pub date: String,
+    pub report: &'a mut WorkerReport,
+}
+
+impl Collector<'_> {
+    /// Add one finished pair; complete its batch if it was the last.
+    pub fn on_pair(&mut self, fp: FinishedPair) -> Result<Flow, DbError> {
+        let idx = self.test.batch_of(fp.job.pair);
+        let result = self.kind.pair_result(&fp, &self.date);
+        let added = self.held.add(idx, result);
+        if !matches!(added, Added::NotHeld) {
+            self.report.pairs += 1;
+        }
+        match added {
+            Added::Last(batch) => self.complete(idx, batch),
+            Added::NotHeld | Added::Waiting => Ok(Flow::Continue),
+        }
+    }
+
+    fn complete(&mut self, idx: i32, mut b: HeldBatch) -> Result<Flow, DbError> {
+        if b.lost {
+            self.report.batches_rejected += 1;
+            return Ok(Flow::Continue);
+        }
+        b.pairs.sort_by_key(|p| p.entry.pair);
+        let finished = FinishedBatch {
+            idx,
+            token: b.token,
+            worker: self.worker,
+            seconds: b.started.elapsed().as_secs_f64(),
+            pairs: &b.pairs,
+        };
+        let (test, kind) = (self.test, self.kind);
+        match self.db.run(|c| complete(c, test, kind, &finished))? {
+            Completed::Counted { decision } => {
+                self.report.batches_completed += 1;
+                if decision.is_some() {
+                    self.flags.test_stopped.store(true, Ordering::SeqCst);
+                    return Ok(Flow::Stop);
+                }
+            }
+            Completed::Rejected => self.report.batches_rejected += 1,
+        }
+        Ok(Flow::Continue)
+    }
+}
