@@ -3,6 +3,7 @@
 //! evaluation ([`see`]) and move-tree counting ([`perft`]). Nothing here
 //! knows about the search or the evaluation.
 
+pub mod check;
 pub mod perft;
 pub mod position;
 pub mod see;

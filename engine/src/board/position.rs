@@ -908,4 +908,21 @@ mod tests {
         // the search slices its path: crossing it is no repetition.
         assert!(repetitions(&keys[1..], pos.board()) == 0);
     }
+
+    #[test]
+    fn insufficient_material_cases() {
+        for (fen, draw) in [
+            ("8/8/4k3/8/8/3K4/8/8 w - - 0 1", true),
+            ("8/8/4k3/8/8/3KN3/8/8 w - - 0 1", true),
+            ("8/8/4kb2/8/8/3K4/8/8 w - - 0 1", true),
+            ("8/8/4kb2/8/8/3KN3/8/8 w - - 0 1", false),
+            ("8/8/4k3/8/8/3KP3/8/8 w - - 0 1", false),
+            // Bishops all on dark squares cannot mate either.
+            ("8/8/4kb2/8/8/3KB3/8/8 w - - 0 1", true),
+            ("8/8/4kb2/8/8/3K1B2/8/8 w - - 0 1", false),
+        ] {
+            let b: Board = fen.parse().unwrap();
+            assert_eq!(insufficient_material(&b), draw, "{fen}");
+        }
+    }
 }

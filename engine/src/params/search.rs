@@ -102,9 +102,9 @@ crate::param_enum! {
 }
 
 search_params! {
-    // Step 1: root driver
+    // Root driver (search/deepening.rs)
     search_algorithm: SearchAlgorithm = SearchAlgorithm::Pvs, "root driver: minimax, alphabeta, pvs or mtdf";
-    // Step 2: aspiration windows
+    // Aspiration windows (search/deepening.rs)
     aspiration: bool = true, "aspiration windows around the previous iteration's score";
     aspiration_min_depth: i32 = 5, [1, 20; 1], "first depth searched with an aspiration window";
     aspiration_width_cp: i32 = 14, [5, 200], "initial half-width of the aspiration window (cp)";
@@ -114,15 +114,15 @@ search_params! {
     // Step 3: transposition table
     tt: bool = true, "transposition table at all (off: no probe, no store; ordering, cutoffs, ETC and IID lose it)";
     tt_cutoffs: bool = true, "take transposition-table cutoffs at non-PV nodes";
-    // Step 4: enhanced transposition cutoff
+    // Step 5: enhanced transposition cutoff
     etc: bool = true, "enhanced transposition cutoff: probe children in the TT first";
     etc_min_depth: i32 = 4, [1, 20; 1], "minimum depth (plies) for ETC";
     etc_max_halfmove: i32 = 90, [0, 100; 5], "ETC ignores children whose halfmove clock reached this (stored scores may predate the 50-move draw)";
-    // Step 5: internal iterative deepening
+    // Step 6: internal iterative deepening
     iid: bool = true, "internal iterative deepening when there is no TT move";
     iid_min_depth: i32 = 6, [2, 20; 1], "minimum depth (plies) for IID";
     iid_reduction: i32 = 3, [1, 8; 1], "depth reduction (plies) of the IID search";
-    // Step 6: null move
+    // Step 8: null move (and the order of step 7; step 10: ProbCut)
     null_move: bool = true, "null-move pruning";
     null_move_r: i32 = 3, [1, 6; 1], "base null-move reduction (plies)";
     null_move_depth_divisor: i32 = 7, [1, 16; 1], "adaptive R: one more ply per this many plies of depth";
@@ -139,7 +139,7 @@ search_params! {
     probcut_min_depth: i32 = 5, [3, 12; 1], "ProbCut: minimum depth (plies)";
     probcut_margin_cp: i32 = 200, [50, 500], "ProbCut: how far above beta the reduced search must land (cp)";
     probcut_reduction: i32 = 4, [2, 8; 1], "ProbCut: depth reduction (plies) of the capture searches";
-    // Step 7: pruning at shallow depth
+    // Steps 7, 9 and 13: reverse futility, razoring, pruning at shallow depth
     rfp: bool = true, "reverse futility pruning (static null move)";
     rfp_margin_cp: i32 = 74, [20, 300], "reverse futility margin per ply (cp)";
     rfp_max_depth: i32 = 4, [1, 16; 1], "maximum depth (plies) for reverse futility pruning";
@@ -177,7 +177,7 @@ search_params! {
     improving: bool = true, "an improving static eval (above its value two plies earlier) halves the reverse futility margin's depth by a ply and doubles the late-move pruning count; a worsening one halves the count";
     corr_history: bool = false, "correction history: add to each static eval the running average of how far searches of the same pawn structure (side to move) landed from theirs";
     corr_history_max_cp: i32 = 100, [10, 400], "correction history: bound on one search's error and on the correction (cp)";
-    // Step 8: late move reductions
+    // Step 15: late move reductions
     lmr: bool = true, "late move reductions";
     lmr_base: i32 = 93, [0, 200], "LMR: base reduction, in hundredths of a ply";
     lmr_divisor: i32 = 178, [100, 500], "LMR: divisor of ln(depth)*ln(moves), in hundredths";
@@ -193,7 +193,7 @@ search_params! {
     lmr_deeper: bool = false, "LMR: a reduced move that beats alpha by more than lmr_deeper_margin_cp is re-searched a ply deeper than planned";
     lmr_deeper_margin_cp: i32 = 64, [0, 300; 8], "LMR: how far above alpha (cp) a reduced move's score must land for lmr_deeper";
     lmr_history_divisor: i32 = 8491, [0, 32768; 1000], "LMR: one ply less per this much quiet history, one more per this much below zero (0: off)";
-    // Step 9: extensions in sixteenths of a ply
+    // Steps 11 and 14: extensions in sixteenths of a ply (and step 6's IIR)
     ext_check: i32 = 16, [0, 16; 2], "check extension (1/16 ply)";
     ext_one_reply: i32 = 12, [0, 16; 2], "single-reply extension (1/16 ply)";
     ext_pawn_seventh: i32 = 8, [0, 16; 2], "pawn push to the seventh rank extension (1/16 ply)";
@@ -214,7 +214,7 @@ search_params! {
     ext_mate_threat: i32 = 0, [0, 16; 2], "mate-threat extension (1/16 ply) of every move at a node whose null-move search was mated (Glaurung's MateThreatExtension); with null_move_qs_checks the shallow null searches see quiet mates too";
     iir: bool = true, "internal iterative reduction: a node without a TT move is searched one ply shallower";
     iir_min_depth: i32 = 3, [2, 12; 1], "minimum depth (plies) for internal iterative reduction";
-    // Step 10: move ordering
+    // Step 12: move ordering, and the histories of steps 17 and 19
     capture_order: CaptureOrder = CaptureOrder::MvvSee, "capture ordering: mvv_lva or see";
     killer_count: i32 = 2, [0, 4; 1], "killer moves kept per ply";
     history: bool = true, "history heuristic for quiet moves";
@@ -228,15 +228,15 @@ search_params! {
     cont_history_ply4: bool = false, "continuation history also by the side to move's own move before last, four plies back (Stockfish's third continuation table)";
     order_threats: i32 = 8723, [0, 32768; 1000], "quiet ordering: a minor piece leaving a pawn's attack gains this (history units), a rook leaving a minor's 1.5x, a queen leaving a rook's 3x; a piece stepping onto a square so attacked loses about as much (0: off)";
     order_checks: i32 = 0, [0, 32768; 1000], "quiet ordering: a quiet move that gives direct check gains this (history units; 0: off)";
-    // Step 11: quiescence search
+    // Quiescence search (search/qsearch.rs)
     qs_checks: bool = false, "search quiet checking moves at the first quiescence ply";
     delta_pruning: bool = true, "delta pruning in quiescence";
     delta_margin_cp: i32 = 155, [0, 1000], "delta pruning margin (cp)";
     qs_see_filter: bool = true, "skip losing captures (SEE < 0) in quiescence";
-    // Step 12: draws
+    // Step 2: draws and mate distance
     mate_distance_pruning: bool = true, "mate distance pruning";
     contempt_cp: i32 = 0, [-100, 100], "contempt: a draw counts this many cp below zero for the engine (root side)";
-    // Step 13: time management
+    // Time management (search/timeman.rs)
     time_soft_pct: i32 = 5, [1, 50; 1], "soft limit: percent of remaining time (plus increment share)";
     time_hard_pct: i32 = 20, [2, 80; 2], "hard limit: percent of remaining time (plus increment share)";
     time_inc_pct: i32 = 75, [0, 100; 5], "percent of the increment added to both limits";

@@ -1,5 +1,6 @@
-//! Move ordering (search step 10) and the quiet-move heuristics it reads:
-//! history, continuation history, capture history, killers and countermoves.
+//! Move ordering: the staged picker of step 12 (see [`super`]) and the
+//! scores it orders by. The history tables it reads are
+//! [`super::history`]'s; this module only stages and sorts.
 //!
 //! The picker is staged: the transposition-table move is tried before any
 //! generation (often it cuts off alone); then all legal moves are generated
@@ -26,12 +27,12 @@ use cozy_chess::{
     Move, Piece, Rank, Square,
 };
 
-use crate::board::see::{captured_piece, is_en_passant, see, see_ge, PieceValues};
+use super::history::{ContKey, Heuristics};
+use crate::board::check::gives_check;
+use crate::board::see::{captured_piece, see, see_ge, PieceValues};
 use crate::eval::pawn_attacks;
 use crate::lowlevel::ArrayList;
 use crate::params::{CaptureOrder, SearchParams};
-use crate::search::correction::CorrectionHistory;
-use crate::search::types::MAX_PLY;
 
 /// Room for the moves of any position the board accepts. Reachable positions
 /// have at most 218 legal moves, but a FEN may hold up to 15 queens and a
@@ -49,177 +50,6 @@ const UNDER_PROMOTION: i32 = -2_000_000;
 struct MoveList {
     moves: ArrayList<Move, MAX_MOVES>,
     scores: ArrayList<i32, MAX_MOVES>,
-}
-
-/// Quiet-move ordering state kept between searches until `new_game`.
-pub struct Heuristics {
-    /// Butterfly history, indexed by [`Heuristics::hist_index`].
-    history: Vec<i32>,
-    /// Killer moves per ply, most recent first.
-    pub killers: [[Option<Move>; 4]; MAX_PLY + 2],
-    /// Countermove per (side, piece, destination) of the previous move.
-    counter: Vec<Option<Move>>,
-    /// Continuation history: how well a quiet (piece, destination) did
-    /// after an earlier move (mover, piece, destination), one and two plies
-    /// back sharing the table. Indexed by [`Heuristics::cont_index`].
-    cont: Vec<i32>,
-    /// Capture history: how well a capture by (side, piece) to a square of
-    /// a captured piece kind did. Indexed by [`Heuristics::capture_index`].
-    captures: Vec<i32>,
-    /// Static-eval corrections by pawn structure: learned by the search
-    /// like the tables above and forgotten with them.
-    pub correction: CorrectionHistory,
-}
-
-/// An earlier move of the search path as continuation history keys it: the
-/// side that made it, the piece and its destination.
-pub type ContKey = (Color, Piece, Square);
-
-impl Heuristics {
-    /// Empty tables.
-    pub fn new() -> Self {
-        Heuristics {
-            history: vec![0; 2 * 64 * 64],
-            killers: [[None; 4]; MAX_PLY + 2],
-            counter: vec![None; 2 * 6 * 64],
-            cont: vec![0; 2 * 6 * 64 * 6 * 64],
-            captures: vec![0; 2 * 6 * 64 * 6],
-            correction: CorrectionHistory::new(),
-        }
-    }
-
-    /// Forget everything.
-    pub fn clear(&mut self) {
-        self.history.fill(0);
-        self.killers = [[None; 4]; MAX_PLY + 2];
-        self.counter.fill(None);
-        self.cont.fill(0);
-        self.captures.fill(0);
-        self.correction.clear();
-    }
-
-    fn hist_index(side: Color, mv: Move) -> usize {
-        side as usize * 4096 + mv.from as usize * 64 + mv.to as usize
-    }
-
-    /// History score of a quiet move.
-    pub fn history(&self, side: Color, mv: Move) -> i32 {
-        self.history[Self::hist_index(side, mv)]
-    }
-
-    /// Reward (`bonus > 0`) or punish a quiet move; values saturate towards
-    /// `max` ("history gravity"), so old information fades.
-    pub fn update_history(&mut self, side: Color, mv: Move, bonus: i32, max: i32) {
-        gravity(&mut self.history[Self::hist_index(side, mv)], bonus, max);
-    }
-
-    fn cont_index(prev: ContKey, piece: Piece, to: Square) -> usize {
-        let (c, p, s) = prev;
-        ((c as usize * 6 + p as usize) * 64 + s as usize) * 384 + piece as usize * 64 + to as usize
-    }
-
-    /// The butterfly history of `side`'s moves, indexed by `from * 64 + to`.
-    fn history_table(&self, side: Color) -> &[i32] {
-        &self.history[side as usize * 4096..][..4096]
-    }
-
-    /// The continuation history after `prev`, indexed by `piece * 64 + to`.
-    fn cont_table(&self, prev: ContKey) -> &[i32] {
-        &self.cont[Self::cont_index(prev, Piece::Pawn, Square::A1)..][..384]
-    }
-
-    /// Continuation history of a quiet `piece` to `to` after `prev`.
-    pub fn cont_history(&self, prev: ContKey, piece: Piece, to: Square) -> i32 {
-        self.cont[Self::cont_index(prev, piece, to)]
-    }
-
-    /// Reward or punish a quiet `piece` to `to` after `prev`, as
-    /// [`Self::update_history`] does.
-    pub fn update_cont_history(
-        &mut self,
-        prev: ContKey,
-        piece: Piece,
-        to: Square,
-        bonus: i32,
-        max: i32,
-    ) {
-        gravity(
-            &mut self.cont[Self::cont_index(prev, piece, to)],
-            bonus,
-            max,
-        );
-    }
-
-    fn capture_index(side: Color, piece: Piece, to: Square, victim: Piece) -> usize {
-        ((side as usize * 6 + piece as usize) * 64 + to as usize) * 6 + victim as usize
-    }
-
-    /// Capture history of `piece` taking a `victim` on `to`.
-    pub fn capture_history(&self, side: Color, piece: Piece, to: Square, victim: Piece) -> i32 {
-        self.captures[Self::capture_index(side, piece, to, victim)]
-    }
-
-    /// Reward or punish a capture, as [`Self::update_history`] does.
-    pub fn update_capture_history(
-        &mut self,
-        side: Color,
-        piece: Piece,
-        to: Square,
-        victim: Piece,
-        bonus: i32,
-        max: i32,
-    ) {
-        gravity(
-            &mut self.captures[Self::capture_index(side, piece, to, victim)],
-            bonus,
-            max,
-        );
-    }
-
-    /// Remember a quiet move that caused a cutoff at `ply`.
-    pub fn add_killer(&mut self, ply: usize, mv: Move, count: usize) {
-        if count == 0 {
-            return;
-        }
-        let k = &mut self.killers[ply];
-        if k[0] == Some(mv) {
-            return;
-        }
-        let count = count.min(4);
-        // Shift down, dropping a duplicate further down if present.
-        let pos = k[..count]
-            .iter()
-            .position(|&m| m == Some(mv))
-            .unwrap_or(count - 1);
-        for i in (1..=pos).rev() {
-            k[i] = k[i - 1];
-        }
-        k[0] = Some(mv);
-    }
-
-    fn counter_index(side: Color, piece: Piece, to: Square) -> usize {
-        side as usize * 384 + piece as usize * 64 + to as usize
-    }
-
-    /// The stored reply to the opponent's `piece` arriving on `to`.
-    pub fn countermove(&self, side: Color, piece: Piece, to: Square) -> Option<Move> {
-        self.counter[Self::counter_index(side, piece, to)]
-    }
-
-    /// Store `mv` as the reply to the opponent's `piece` arriving on `to`.
-    pub fn set_countermove(&mut self, side: Color, piece: Piece, to: Square, mv: Move) {
-        self.counter[Self::counter_index(side, piece, to)] = Some(mv);
-    }
-}
-
-/// Move `h` by `bonus` towards +-`max`: the step shrinks as `h` nears the
-/// bound, so entries saturate instead of overflowing and old values fade.
-fn gravity(h: &mut i32, bonus: i32, max: i32) {
-    let max = max.max(1);
-    let b = bonus.clamp(-max, max);
-    // In i64: |h| * |b| reaches max^2, beyond i32 for max > 46340.
-    let decay = *h as i64 * b.abs() as i64 / max as i64;
-    *h += b - decay as i32;
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -550,51 +380,6 @@ impl MovePicker {
         }
     }
 }
-
-/// Whether playing the legal move `mv` gives check, direct or discovered,
-/// found without playing it: the search asks before it prunes, and copying
-/// and playing every pruned move cost more than the pruning saves.
-pub fn gives_check(board: &Board, mv: Move) -> bool {
-    let us = board.side_to_move();
-    let Some(piece) = board.piece_on(mv.from) else {
-        return false;
-    };
-    // Castling (the king takes its own rook here) moves two pieces.
-    if piece == Piece::King && board.colors(us).has(mv.to) {
-        return gives_check_by_playing(board, mv);
-    }
-    let from = mv.from.bitboard();
-    let to = mv.to.bitboard();
-    let mut occ = (board.occupied() & !from) | to;
-    if is_en_passant(board, mv) {
-        // The captured pawn leaves a square off the move's path.
-        occ &= !Square::new(mv.to.file(), mv.from.rank()).bitboard();
-    }
-    let moved = mv.promotion.unwrap_or(piece);
-    let after = |p: Piece| {
-        let b = board.colored_pieces(us, p) & !from;
-        if p == moved {
-            b | to
-        } else {
-            b
-        }
-    };
-    let king = board.king(!us);
-    let queens = after(Piece::Queen);
-    let checkers = (get_bishop_moves(king, occ) & (after(Piece::Bishop) | queens))
-        | (get_rook_moves(king, occ) & (after(Piece::Rook) | queens))
-        | (get_knight_moves(king) & after(Piece::Knight))
-        | (get_pawn_attacks(king, !us) & after(Piece::Pawn));
-    !checkers.is_empty()
-}
-
-/// [`gives_check`] by playing the move on a copy of the board.
-fn gives_check_by_playing(board: &Board, mv: Move) -> bool {
-    let mut b = board.clone();
-    b.play_unchecked(mv);
-    !b.checkers().is_empty()
-}
-
 fn score_move(board: &Board, mv: Move, sc: &Scorer) -> i32 {
     let ctx = sc.ctx;
     let p = ctx.params;
@@ -690,56 +475,6 @@ mod tests {
         "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
         "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
     ];
-
-    /// The bitboard test agrees with playing the move, for every legal move
-    /// of a few thousand positions from random walks and of the special
-    /// cases: discovered checks by en passant and castling, promotions to
-    /// every piece, a king stepping off a slider's line.
-    #[test]
-    fn gives_check_agrees_with_playing_the_move() {
-        let special = [
-            "8/8/8/R2pP2k/8/8/8/K7 w - d6 0 1",
-            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
-            "r3k3/8/8/8/8/8/8/3K4 b q - 0 1",
-            "3k4/1P6/8/8/8/8/8/K7 w - - 0 1",
-            "8/1P1k4/8/8/8/8/8/K7 w - - 0 1",
-            "7k/8/8/8/8/8/1K6/B7 w - - 0 1",
-            "4k3/8/8/8/8/8/4K3/4R3 w - - 0 1",
-        ];
-        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut checked = 0;
-        let mut checks = 0;
-        let starts = FENS
-            .iter()
-            .chain(special.iter())
-            .map(|f| f.parse().unwrap());
-        for start in starts.chain([Board::default()]) {
-            for _walk in 0..20 {
-                let mut board: Board = start.clone();
-                for _ply in 0..40 {
-                    let legal = legal_moves(&board);
-                    if legal.is_empty() {
-                        break;
-                    }
-                    for &mv in &legal {
-                        let want = gives_check_by_playing(&board, mv);
-                        assert_eq!(gives_check(&board, mv), want, "{board} {mv}");
-                        checked += 1;
-                        checks += want as usize;
-                    }
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    board.play_unchecked(legal[(seed >> 33) as usize % legal.len()]);
-                }
-            }
-        }
-        // The walks reach checks of every kind, not only quiet positions.
-        assert!(
-            checked > 50_000 && checks > 2_000,
-            "{checked} moves, {checks} checks"
-        );
-    }
 
     #[test]
     fn picker_yields_exactly_the_legal_moves() {
@@ -945,47 +680,5 @@ mod tests {
         let on = quiets(&p);
         assert_eq!(on[0], "h1h8", "{on:?}");
         assert!(on[1..8].iter().all(knight), "{on:?}");
-    }
-
-    #[test]
-    fn killers_shift_and_dedupe() {
-        let mut h = Heuristics::new();
-        let m = |s: &str| s.parse::<Move>().unwrap();
-        h.add_killer(0, m("a2a3"), 3);
-        h.add_killer(0, m("b2b3"), 3);
-        h.add_killer(0, m("c2c3"), 3);
-        h.add_killer(0, m("a2a3"), 3);
-        assert_eq!(
-            h.killers[0][..3],
-            [Some(m("a2a3")), Some(m("c2c3")), Some(m("b2b3"))]
-        );
-        h.add_killer(0, m("d2d3"), 3);
-        assert_eq!(
-            h.killers[0][..3],
-            [Some(m("d2d3")), Some(m("a2a3")), Some(m("c2c3"))]
-        );
-        // History saturates at the bound.
-        for _ in 0..100 {
-            h.update_history(Color::Black, m("e7e5"), 4000, 16384);
-        }
-        let v = h.history(Color::Black, m("e7e5"));
-        assert!(v > 15_000 && v <= 16_384, "{v}");
-    }
-
-    #[test]
-    fn history_saturates_without_overflow_at_the_largest_bound() {
-        let max = 65_536;
-        let mut h = Heuristics::new();
-        let mv: Move = "g1f3".parse().unwrap();
-        for _ in 0..50 {
-            h.update_history(Color::White, mv, max, max);
-        }
-        let v = h.history(Color::White, mv);
-        assert!(v > max - 100 && v <= max, "{v}");
-        for _ in 0..50 {
-            h.update_history(Color::White, mv, -max, max);
-        }
-        let v = h.history(Color::White, mv);
-        assert!((-max..-max + 100).contains(&v), "{v}");
     }
 }

@@ -1,4 +1,5 @@
-//! Time management (search step 13): turns the UCI clock into a soft limit
+//! Time management (between iterations and in the abort check, see
+//! [`super`]): turns the UCI clock into a soft limit
 //! (do not start another iteration after it) and a hard limit (abort the
 //! search), both from the parameters `time_soft_pct`, `time_hard_pct` and
 //! `move_overhead_ms`. Only these limits ever look at the wall clock, so

@@ -66,3 +66,17 @@ impl Score {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_convert_to_uci_units() {
+        assert_eq!(Score::from_internal(37), Score::Cp(37));
+        assert_eq!(Score::from_internal(MATE - 1), Score::Mate(1));
+        assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
+        assert_eq!(Score::from_internal(-(MATE - 2)), Score::Mate(-1));
+        assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
+    }
+}

@@ -1,0 +1,334 @@
+//! The root of the search: iterative deepening (one iteration per depth,
+//! each reported as a [`SearchInfo`]), the driver of each iteration
+//! (aspiration windows around the previous score, MTD(f), or minimax),
+//! the time checks between iterations and the principal variation read
+//! back from the transposition table.
+
+use std::sync::atomic::Ordering;
+
+use cozy_chess::{Board, Move};
+
+use super::searcher::{SearchInfo, SearchResult};
+use super::types::{Limits, Score, INF, MAX_DEPTH, ONE_PLY};
+use super::worker::{is_mate_score, root_node_index, Worker};
+use crate::board::position::{legal_moves, move_to_uci};
+use crate::params::SearchAlgorithm;
+
+/// How settled the best move is, for the time manager.
+#[derive(Default)]
+struct Stability {
+    /// Completed iterations in a row that kept the same best move.
+    stable: u32,
+    last_best: Option<Move>,
+}
+
+impl Worker<'_> {
+    /// Iterative deepening: depth 1, 2, ... until a limit, each iteration
+    /// reported to `info`; the result is the last completed iteration's (or
+    /// the unfinished one's best root move, when it was searched fully).
+    pub(super) fn iterate(
+        &mut self,
+        board: &Board,
+        limits: &Limits,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        self.root_nodes = vec![0; 64 * 64];
+        let root_moves = self.root_moves(board, limits);
+        let mut result = SearchResult {
+            best_move: None,
+            ponder: None,
+            score: Score::Cp(0),
+            depth: 0,
+            seldepth: 0,
+            nodes: 0,
+            time_ms: 0,
+            pv: Vec::new(),
+        };
+        if root_moves.is_empty() {
+            result.score = if board.checkers().is_empty() {
+                Score::Cp(0)
+            } else {
+                Score::Mate(0)
+            };
+            return result;
+        }
+        // Replaced by depth 1's best move, which always completes.
+        let mut best = (root_moves[0], 0);
+        result.best_move = Some(move_to_uci(board, best.0));
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let timed = self.budget.soft_ms.is_some();
+        let mut stability = Stability::default();
+        for depth in 1..=max_depth {
+            self.root_best = None;
+            self.root_depth = depth;
+            self.seldepth = 0;
+            let score = self.search_root(board, depth, best.1);
+            if self.aborted {
+                self.unfinished_iteration(board, depth, &mut best, &mut result, info);
+                break;
+            }
+            if let Some((mv, _)) = self.root_best {
+                best.0 = mv;
+            }
+            best.1 = score;
+            self.finished_iteration(board, depth, best, &mut result, info);
+            if self.time_to_stop(best.0, &mut stability, timed && root_moves.len() == 1) {
+                break;
+            }
+            // `go mate N`: done once a mate in N moves or fewer is proven.
+            if let (Some(n), Score::Mate(m)) = (limits.mate, result.score) {
+                if m > 0 && m <= n {
+                    break;
+                }
+            }
+        }
+        result.nodes = self.nodes;
+        result.time_ms = self.elapsed_ms();
+        result
+    }
+
+    /// The legal root moves, only those of `go searchmoves` when it names
+    /// any (and then only they are searched).
+    fn root_moves(&mut self, board: &Board, limits: &Limits) -> Vec<Move> {
+        let mut root_moves = legal_moves(board);
+        let wanted: Vec<Move> = root_moves
+            .iter()
+            .copied()
+            .filter(|m| limits.searchmoves.contains(m))
+            .collect();
+        if !wanted.is_empty() {
+            root_moves.clone_from(&wanted);
+            self.root_filter = wanted;
+        }
+        root_moves
+    }
+
+    /// One iteration at `depth` by the chosen algorithm, `prev` the
+    /// previous iteration's score.
+    fn search_root(&mut self, board: &Board, depth: i32, prev: i32) -> i32 {
+        match self.sp.search_algorithm {
+            SearchAlgorithm::Minimax => self.minimax(board, depth, 0),
+            SearchAlgorithm::Mtdf => self.mtdf(board, depth, prev),
+            SearchAlgorithm::AlphaBeta | SearchAlgorithm::Pvs => {
+                self.aspiration(board, depth, prev)
+            }
+        }
+    }
+
+    /// An aborted iteration: a root move searched completely in it and
+    /// better than the alternatives so far is still usable. The move played
+    /// then comes from the unfinished iteration, so it is reported: the
+    /// last `info ... pv` a tester reads before `bestmove` starts with it.
+    fn unfinished_iteration(
+        &mut self,
+        board: &Board,
+        depth: i32,
+        best: &mut (Move, i32),
+        result: &mut SearchResult,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        if let Some(b) = self.root_best {
+            *best = b;
+        }
+        let best_uci = move_to_uci(board, best.0);
+        result.best_move = Some(best_uci.clone());
+        result.score = Score::from_internal(best.1);
+        if result.pv.first() != Some(&best_uci) {
+            result.pv = self.extract_pv(board, best.0, depth - 1);
+            result.ponder = result.pv.get(1).cloned();
+            result.depth = depth;
+            info(&SearchInfo {
+                depth,
+                seldepth: self.seldepth as i32,
+                score: result.score,
+                nodes: self.nodes,
+                time_ms: self.elapsed_ms(),
+                hashfull: self.tt.hashfull(),
+                pv: result.pv.clone(),
+            });
+        }
+    }
+
+    /// A completed iteration: its best move and score become the result,
+    /// reported to `info`; the limits apply from now on.
+    fn finished_iteration(
+        &mut self,
+        board: &Board,
+        depth: i32,
+        (best, score): (Move, i32),
+        result: &mut SearchResult,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        self.armed = true;
+        self.prev_best = Some(best);
+        let pv = self.extract_pv(board, best, depth);
+        result.best_move = Some(move_to_uci(board, best));
+        result.ponder = pv.get(1).cloned();
+        result.score = Score::from_internal(score);
+        result.depth = depth;
+        result.seldepth = self.seldepth as i32;
+        result.pv = pv.clone();
+        info(&SearchInfo {
+            depth,
+            seldepth: self.seldepth as i32,
+            score: result.score,
+            nodes: self.nodes,
+            time_ms: self.elapsed_ms(),
+            hashfull: self.tt.hashfull(),
+            pv,
+        });
+    }
+
+    /// Time management between iterations: no new iteration once the soft
+    /// limit has passed (an iteration that overruns is cut by the hard
+    /// limit instead). A best move that keeps changing or takes a small
+    /// share of the nodes earns more time, a settled one less; never past
+    /// the hard limit. A timed search with one legal move (`only_move`),
+    /// the stop flag and the node limit stop as well.
+    fn time_to_stop(&self, best: Move, s: &mut Stability, only_move: bool) -> bool {
+        s.stable = if s.last_best == Some(best) {
+            s.stable + 1
+        } else {
+            0
+        };
+        s.last_best = Some(best);
+        let best_permille = (self.root_nodes[root_node_index(best)] as u128 * 1000
+            / self.nodes.max(1) as u128) as u32;
+        if let Some(soft) = self.budget.scaled_soft_ms(s.stable, best_permille, self.sp) {
+            if self.elapsed_ms() >= soft {
+                return true;
+            }
+        }
+        only_move || self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit
+    }
+
+    /// The principal variation: the root's best move, then TT moves.
+    pub(super) fn extract_pv(&self, board: &Board, first: Move, depth: i32) -> Vec<String> {
+        let mut pv = vec![move_to_uci(board, first)];
+        let mut b = board.clone();
+        b.play_unchecked(first);
+        let mut seen = vec![board.hash(), b.hash()];
+        while pv.len() < depth.max(1) as usize + 8 {
+            let Some(hit) = self.tt_probe(b.hash(), 0) else {
+                break;
+            };
+            let Some(mv) = hit.mv else { break };
+            if !b.is_legal(mv) {
+                break;
+            }
+            pv.push(move_to_uci(&b, mv));
+            b.play_unchecked(mv);
+            if seen.contains(&b.hash()) {
+                break;
+            }
+            seen.push(b.hash());
+        }
+        pv
+    }
+
+    /// Aspiration windows around the previous iteration's score, widened
+    /// on each fail low or high until the score falls inside.
+    pub(super) fn aspiration(&mut self, board: &Board, depth: i32, prev: i32) -> i32 {
+        let sp = self.sp;
+        if !sp.aspiration || depth < sp.aspiration_min_depth || is_mate_score(prev) {
+            return self.negamax(board, -INF, INF, depth * ONE_PLY, 0, false);
+        }
+        let mut delta = sp.aspiration_width_cp;
+        let mut alpha = (prev - delta).max(-INF);
+        let mut beta = (prev + delta).min(INF);
+        let mut fail_highs = 0;
+        loop {
+            let d = if sp.aspiration_fail_high_reduce {
+                (depth - fail_highs).max(1)
+            } else {
+                depth
+            };
+            let score = self.negamax(board, alpha, beta, d * ONE_PLY, 0, false);
+            if self.aborted {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INF);
+                fail_highs = 0;
+            } else if score >= beta {
+                beta = (score + delta).min(INF);
+                fail_highs += 1;
+                // The move that failed high is searched first next time, so
+                // the wider re-search does not redo the old best move first.
+                if let Some((mv, _)) = self.root_best {
+                    self.prev_best = Some(mv);
+                }
+            } else {
+                return score;
+            }
+            delta = delta.saturating_mul(sp.aspiration_widen) / 100;
+            if delta > sp.aspiration_max_width_cp {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    /// MTD(f): null-window searches converging on the value; the TT keeps
+    /// the bounds between the passes.
+    fn mtdf(&mut self, board: &Board, depth: i32, guess: i32) -> i32 {
+        let mut g = if is_mate_score(guess) { 0 } else { guess };
+        let mut lower = -INF;
+        let mut upper = INF;
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            g = self.negamax(board, beta - 1, beta, depth * ONE_PLY, 0, false);
+            if self.aborted {
+                return g;
+            }
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+        }
+        g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::{Params, Position, Searcher};
+
+    #[test]
+    fn root_nodes_account_for_every_node_below_the_root() {
+        let pos = Position::from_fen(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        )
+        .unwrap();
+        let board = pos.board();
+        let mut s = Searcher::new(Params::default());
+        let sp = s.params.search.clone();
+        let stop = AtomicBool::new(false);
+        let mut worker = s.unlimited_worker(&sp, &stop, board.side_to_move());
+        worker.root_nodes = vec![0; 64 * 64];
+        let mut score = 0;
+        let mut root_visits = 0;
+        for depth in 1..=7 {
+            worker.root_depth = depth;
+            let before = worker.nodes;
+            score = worker.aspiration(board, depth, score);
+            // The root's own node: one per visit (aspiration re-searches
+            // visit it again), so the children hold all but a few.
+            root_visits += 1;
+            assert!(worker.nodes > before);
+        }
+        let below: u64 = worker.root_nodes.iter().sum();
+        assert!(below < worker.nodes && below + 20 * root_visits >= worker.nodes);
+        let legal = legal_moves(board);
+        let counted = (0..64 * 64).filter(|&i| worker.root_nodes[i] > 0).count();
+        assert_eq!(counted, legal.len(), "every root move searched and counted");
+        for mv in legal {
+            assert!(worker.root_nodes[root_node_index(mv)] > 0, "{mv}");
+        }
+    }
+}
