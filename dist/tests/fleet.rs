@@ -2,12 +2,9 @@
 //! nodes: the outcome must equal one `karsinta match` with the same seed.
 //! Slow: `cargo test --release -p karsinta-dist -- --ignored`.
 
-mod common;
-
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{cli, wait, wait_until_leasing, worker, write_config, TempPg};
 use karsinta_dist::db::Db;
 use karsinta_dist::kinds::TestKind;
 use karsinta_dist::queue::{self, Completed, FinishedBatch, PairResult};
@@ -15,6 +12,9 @@ use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::ledger::{Ledger, PairEntry};
 use karsinta_harness::summary::{pairings, RunStatus, Tally, TournamentKind};
 use karsinta_harness::tournament::{run_match, RunOptions};
+
+use crate::pg::TempPg;
+use crate::support::{cli, wait, wait_until_leasing, worker, write_config};
 
 fn ledger(path: &std::path::Path) -> Vec<PairEntry> {
     let (_, mut entries) = Ledger::open(path).unwrap();
@@ -68,7 +68,9 @@ fn compare(dir: &std::path::Path, cfg_path: &std::path::Path, exported: &std::pa
 #[test]
 #[ignore = "slow: real games with several worker processes"]
 fn killed_worker_and_database_restart_lose_nothing_and_match_one_machine() {
-    let pg = TempPg::start(50);
+    let Some(pg) = TempPg::start(50) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     // No SPRT: every batch must be played, so each one's count is checked.
     let cfg = write_config(dir.path(), "e2e", 48, false, 2, 3);
@@ -141,7 +143,9 @@ fn killed_worker_and_database_restart_lose_nothing_and_match_one_machine() {
 #[ignore = "slow: real games with several worker processes"]
 fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machine() {
     let began = Instant::now();
-    let pg = TempPg::start(50);
+    let Some(pg) = TempPg::start(50) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     // Lease 3 s: the killed worker's batch is back in the pool soon.
     let cfg = write_config(dir.path(), "sprt", 400, true, 2, 3);
@@ -361,7 +365,9 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
 #[test]
 #[ignore = "slow: engines whose signature differs"]
 fn a_worker_with_other_engines_refuses() {
-    let pg = TempPg::start(20);
+    let Some(pg) = TempPg::start(20) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let cfg = write_config(dir.path(), "sig", 8, false, 2, 5);
     assert!(cli(&pg, &["create", cfg.to_str().unwrap()])
@@ -392,7 +398,9 @@ fn a_worker_beyond_the_machine_refuses_before_claiming() {
         eprintln!("skipped: this machine could run 1000 games at once");
         return;
     }
-    let pg = TempPg::start(20);
+    let Some(pg) = TempPg::start(20) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let cfg = write_config(dir.path(), "many", 8, false, 2, 5);
     assert!(cli(&pg, &["create", cfg.to_str().unwrap()])

@@ -3,37 +3,87 @@
 //! folder (no TCP listener), `pg_ctl stop` on drop. The server refuses to
 //! run as root, so under root the folder is handed to the `postgres` user
 //! and the server programs run through `runuser -u postgres`.
-//! The binaries come from `$KARSINTA_PG_BIN` or the newest
-//! /usr/lib/postgresql/*/bin (Debian's `postgresql` package).
+//!
+//! The server programs come from `$KARSINTA_PG_BIN`, else the newest
+//! `/usr/lib/postgresql/*/bin` (Debian's `postgresql` package; the folder
+//! searched is `$KARSINTA_PG_LIB` when set, so that a machine without it
+//! can be simulated). Without them a test skips, saying so in one line,
+//! unless `KARSINTA_CI=1`, under which it fails: CI installs them.
 
-#![allow(dead_code)]
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+/// Overrides the folder of the server programs.
+pub const PG_BIN_ENV: &str = "KARSINTA_PG_BIN";
+/// Overrides the folder searched for `*/bin/initdb` (default Debian's).
+pub const PG_LIB_ENV: &str = "KARSINTA_PG_LIB";
 
+/// A running throwaway cluster, stopped (immediately) on drop.
 pub struct TempPg {
+    /// Data folder, socket and server log.
     pub dir: tempfile::TempDir,
+    /// The server's port (its socket's name).
     pub port: u16,
     bin: PathBuf,
     user: Option<String>,
 }
 
-fn pg_bin() -> PathBuf {
-    if let Ok(b) = std::env::var("KARSINTA_PG_BIN") {
-        return PathBuf::from(b);
+/// The folder of `initdb` and `pg_ctl`, or why there is none.
+fn pg_bin() -> Result<PathBuf, String> {
+    if let Some(b) = std::env::var_os(PG_BIN_ENV) {
+        let b = PathBuf::from(b);
+        return if b.join("initdb").is_file() {
+            Ok(b)
+        } else {
+            Err(format!("{PG_BIN_ENV}={} holds no initdb", b.display()))
+        };
     }
-    let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .expect("PostgreSQL server binaries: install Debian's `postgresql` package or set KARSINTA_PG_BIN")
+    let lib = std::env::var_os(PG_LIB_ENV)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/postgresql"));
+    let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir(&lib)
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
             let bin = e.path().join("bin");
-            bin.join("initdb").exists().then_some((v, bin))
+            bin.join("initdb").is_file().then_some((v, bin))
         })
         .collect();
     dirs.sort();
-    dirs.pop().expect("no /usr/lib/postgresql/*/bin/initdb").1
+    dirs.pop()
+        .map(|(_, bin)| bin)
+        .ok_or_else(|| format!("no {}/*/bin/initdb", lib.display()))
+}
+
+/// Whether a missing tool fails the test (CI sets it).
+fn required() -> bool {
+    std::env::var_os("KARSINTA_CI").is_some_and(|v| v == "1")
+}
+
+/// Say in one line that the running test is skipped, and how to run it;
+/// under `KARSINTA_CI=1`, fail instead.
+fn skip(why: &str) {
+    let how = format!(
+        "install PostgreSQL's server (Debian: apt-get install postgresql) or point \
+         {PG_BIN_ENV} at the folder of its initdb and pg_ctl"
+    );
+    assert!(
+        !required(),
+        "KARSINTA_CI=1 but PostgreSQL is missing ({why}): {how}"
+    );
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a dist test")
+        .to_string();
+    // Straight to the process's stderr: the test harness captures what
+    // `eprintln!` prints in a passing test, and a skip must be seen.
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped {test}: needs PostgreSQL ({why}); {how}"
+    );
 }
 
 fn free_port() -> u16 {
@@ -44,8 +94,20 @@ fn free_port() -> u16 {
 }
 
 impl TempPg {
-    /// Start a cluster; `max_connections` for the many-worker tests.
-    pub fn start(max_connections: u32) -> TempPg {
+    /// Start a cluster (`max_connections` for the many-worker tests), or
+    /// skip the running test when PostgreSQL is not installed (see the
+    /// module doc): `let Some(pg) = TempPg::start(20) else { return };`.
+    pub fn start(max_connections: u32) -> Option<TempPg> {
+        match pg_bin() {
+            Ok(bin) => Some(TempPg::start_with(bin, max_connections)),
+            Err(why) => {
+                skip(&why);
+                None
+            }
+        }
+    }
+
+    fn start_with(bin: PathBuf, max_connections: u32) -> TempPg {
         let dir = tempfile::Builder::new()
             .prefix("kpg")
             .tempdir()
@@ -67,7 +129,7 @@ impl TempPg {
         }
         let pg = TempPg {
             port: free_port(),
-            bin: pg_bin(),
+            bin,
             user,
             dir,
         };
@@ -215,95 +277,5 @@ impl Drop for TempPg {
                 .stderr(Stdio::null())
                 .status();
         }
-    }
-}
-
-/// A match config for the tests: two in-process engines at fixed nodes.
-pub fn write_config(
-    dir: &Path,
-    name: &str,
-    games: u64,
-    sprt: bool,
-    batch_pairs: u32,
-    lease: u32,
-) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let openings = root.join("openings/karsinta-8ply.epd");
-    let params = root.join("configs/params/simple.yaml");
-    let sprt = if sprt {
-        "sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }\n"
-    } else {
-        ""
-    };
-    let text = format!(
-        "name: {name}\nengines:\n  - name: default\n    type: inprocess\n  - name: simple\n    type: inprocess\n    params_file: {}\n\
-         time_control: nodes=400\nopenings:\n  file: {}\n  order: random\nseed: 7\ngames: {games}\nconcurrency: 1\n{sprt}\
-         adjudication:\n  max_moves: 80\ndist:\n  batch_pairs: {batch_pairs}\n  lease_seconds: {lease}\n  bench_depth: 3\n",
-        params.display(),
-        openings.display()
-    );
-    let p = dir.join(format!("{name}.yaml"));
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-/// The `karsinta-dist` binary of this build.
-pub const BIN: &str = env!("CARGO_BIN_EXE_karsinta-dist");
-
-/// `karsinta-dist ARGS` against the test's server.
-pub fn cli(pg: &TempPg, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .env("KARSINTA_DATABASE_URL", pg.url())
-        .stdin(Stdio::null());
-    c
-}
-
-/// A fleet worker with one game at a time, stderr captured.
-pub fn worker(pg: &TempPg, test: &str) -> Child {
-    cli(
-        pg,
-        &["worker", "--test", test, "--fleet", "--concurrency", "1"],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
-}
-
-/// The worker's output once it exits; a worker still running after `limit` fails the test.
-pub fn wait(mut child: Child, limit: Duration) -> std::process::Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("worker still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
-
-/// Returns once `worker` holds a lease (its pid is the worker row's), so a
-/// test can kill it mid-batch; fails after two minutes without one.
-pub fn wait_until_leasing(c: &mut postgres::Client, worker: &Child) {
-    let start = Instant::now();
-    loop {
-        let held: i64 = c
-            .query_one(
-                "SELECT count(*) FROM dist_batches b JOIN dist_workers w ON w.id = b.worker_id \
-                 WHERE b.state = 'leased' AND w.pid = $1",
-                &[&(worker.id() as i32)],
-            )
-            .unwrap()
-            .get(0);
-        if held > 0 {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the worker never claimed"
-        );
-        std::thread::sleep(Duration::from_millis(5));
     }
 }

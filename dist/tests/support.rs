@@ -1,0 +1,99 @@
+//! Shared pieces of the dist tests: a match config, the `karsinta-dist`
+//! command line against a test cluster, worker processes and waiting on
+//! them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::pg::TempPg;
+
+/// A match config for the tests: two in-process engines at fixed nodes.
+pub fn write_config(
+    dir: &Path,
+    name: &str,
+    games: u64,
+    sprt: bool,
+    batch_pairs: u32,
+    lease: u32,
+) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let openings = root.join("openings/karsinta-8ply.epd");
+    let params = root.join("configs/params/simple.yaml");
+    let sprt = if sprt {
+        "sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }\n"
+    } else {
+        ""
+    };
+    let text = format!(
+        "name: {name}\nengines:\n  - name: default\n    type: inprocess\n  - name: simple\n    type: inprocess\n    params_file: {}\n\
+         time_control: nodes=400\nopenings:\n  file: {}\n  order: random\nseed: 7\ngames: {games}\nconcurrency: 1\n{sprt}\
+         adjudication:\n  max_moves: 80\ndist:\n  batch_pairs: {batch_pairs}\n  lease_seconds: {lease}\n  bench_depth: 3\n",
+        params.display(),
+        openings.display()
+    );
+    let p = dir.join(format!("{name}.yaml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The `karsinta-dist` binary of this build.
+pub const BIN: &str = env!("CARGO_BIN_EXE_karsinta-dist");
+
+/// `karsinta-dist ARGS` against the test's server.
+pub fn cli(pg: &TempPg, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .env("KARSINTA_DATABASE_URL", pg.url())
+        .stdin(Stdio::null());
+    c
+}
+
+/// A fleet worker with one game at a time, stderr captured.
+pub fn worker(pg: &TempPg, test: &str) -> Child {
+    cli(
+        pg,
+        &["worker", "--test", test, "--fleet", "--concurrency", "1"],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+/// The worker's output once it exits; a worker still running after `limit` fails the test.
+pub fn wait(mut child: Child, limit: Duration) -> std::process::Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("worker still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Returns once `worker` holds a lease (its pid is the worker row's), so a
+/// test can kill it mid-batch; fails after two minutes without one.
+pub fn wait_until_leasing(c: &mut postgres::Client, worker: &Child) {
+    let start = Instant::now();
+    loop {
+        let held: i64 = c
+            .query_one(
+                "SELECT count(*) FROM dist_batches b JOIN dist_workers w ON w.id = b.worker_id \
+                 WHERE b.state = 'leased' AND w.pid = $1",
+                &[&(worker.id() as i32)],
+            )
+            .unwrap()
+            .get(0);
+        if held > 0 {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the worker never claimed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
