@@ -18,7 +18,7 @@ use crate::db::DbError;
 use crate::kinds::spsa::{self, SpsaTest};
 use crate::queue::catalog::{test_by_name, Kind, TestRow};
 use crate::queue::results::stored_pairs;
-use crate::status::test_report;
+use crate::status::match_status;
 
 /// What an export wrote.
 pub enum Exported {
@@ -69,9 +69,9 @@ fn io(p: &Path, e: impl std::fmt::Display) -> DbError {
 
 /// config.yaml, fingerprint.json, games.pgn, ledger.jsonl, summary.json.
 fn export_match(c: &mut Client, name: &str, out: &Path) -> Result<Summary, DbError> {
-    let report = test_report(c, name)?;
-    let test = &report.test;
-    let cfg = &report.kind.cfg;
+    let status = match_status(c, name)?;
+    let test = &status.test;
+    let cfg = &status.kind.cfg;
     std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
     let p = out.join("config.yaml");
     std::fs::write(&p, cfg.resolved_yaml()).map_err(|e| io(&p, e))?;
@@ -91,7 +91,7 @@ fn export_match(c: &mut Client, name: &str, out: &Path) -> Result<Summary, DbErr
     for (e, _, _) in &pairs {
         ledger.append(e).map_err(|e| io(&p, e))?;
     }
-    let summary = report.summary();
+    let summary = status.summary();
     let p = out.join("summary.json");
     summary.write_atomic(&p).map_err(|e| io(&p, e))?;
     Ok(summary)

@@ -276,7 +276,7 @@ fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     assert_eq!(claim(&mut db, &t, w), Claim::Stopped);
     // Status counts what the SPRT counted.
     let r = db
-        .run(|c| karsinta_dist::status::test_report(c, "t"))
+        .run(|c| karsinta_dist::status::match_status(c, "t"))
         .unwrap();
     assert_eq!(r.tally.pairs, tally.pairs);
     assert_eq!(r.tally.per_pairing[0].penta, tally.per_pairing[0].penta);

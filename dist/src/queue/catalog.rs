@@ -84,11 +84,11 @@ pub struct TestRow {
     pub decision: Option<SprtDecision>,
 }
 
-const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
+pub(crate) const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
     window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
     sprt_pairs, decision, kind";
 
-fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
+pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
     Ok(TestRow {
         id: r.get(0),
         name: r.get(1),
@@ -218,20 +218,6 @@ pub fn all_tests(c: &mut Client) -> Result<Vec<TestRow>, DbError> {
     .iter()
     .map(test_row)
     .collect()
-}
-
-/// The oldest test that is not stopped and has batches not done.
-pub fn next_open_test(c: &mut Client) -> Result<Option<TestRow>, DbError> {
-    c.query_opt(
-        &format!(
-            "SELECT {TEST_COLUMNS} FROM dist_tests t WHERE NOT stopped AND EXISTS \
-                 (SELECT 1 FROM dist_batches b WHERE b.test_id = t.id AND b.state <> 'done') \
-                 ORDER BY id LIMIT 1"
-        ),
-        &[],
-    )?
-    .map(|r| test_row(&r))
-    .transpose()
 }
 
 /// Stop a test: claims and heartbeats tell its workers to end. False if

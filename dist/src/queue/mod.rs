@@ -20,18 +20,19 @@
 //! SPSA one).
 //!
 //! - [`catalog`]: the tests table, creation, lookups, stop.
+//! - [`choose`]: which open test a worker takes.
 //! - [`lease`]: workers, claims, heartbeats, release.
 //! - [`results`]: a batch's pairs, the prefix, reading them back.
 //! - [`completion`]: the one completion core.
 
 pub mod catalog;
+pub mod choose;
 pub mod completion;
 pub mod lease;
 pub mod results;
 
-pub use catalog::{
-    all_tests, insert_test, next_open_test, stop, test_by_name, Kind, NewTest, TestRow,
-};
+pub use catalog::{all_tests, insert_test, stop, test_by_name, Kind, NewTest, TestRow};
+pub use choose::next_open_test;
 pub use completion::{complete, Completed};
 pub use lease::{claim, heartbeat, register_worker, release, Beat, Claim};
 pub use results::{batch_counts, pairs_by_worker, stored_pairs, FinishedBatch, PairResult};

@@ -14,7 +14,7 @@ use crate::db::Db;
 use crate::kinds::TestKind;
 use crate::queue::catalog::TestRow;
 use crate::queue::lease::{claim, Claim};
-use crate::worker::held::{Flags, Held};
+use crate::worker::held::{Flags, Held, Shared};
 
 /// Claims batches of one test for one registered worker.
 pub(super) struct Claimer<'a> {
@@ -33,14 +33,14 @@ pub(super) struct Claimer<'a> {
 }
 
 impl<'a> Claimer<'a> {
-    /// A claimer over `db` for worker `worker` of `test`.
+    /// A claimer over `db` for worker `worker` of `test`, pausing at most
+    /// `poll` between claims that find nothing.
     pub fn new(
         db: Db,
         test: &'a TestRow,
-        worker: i64,
         kind: &'a TestKind,
-        held: Held,
-        flags: Flags,
+        worker: i64,
+        shared: &Shared,
         poll: Duration,
     ) -> Claimer<'a> {
         Claimer {
@@ -48,8 +48,8 @@ impl<'a> Claimer<'a> {
             test,
             worker,
             kind,
-            held,
-            flags,
+            held: shared.held.clone(),
+            flags: shared.flags.clone(),
             poll,
             buffer: VecDeque::new(),
             wait: Duration::ZERO,

@@ -9,8 +9,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::db::Db;
+use crate::queue::catalog::TestRow;
 use crate::queue::lease::{heartbeat, Beat};
-use crate::worker::held::{Flags, Held};
+use crate::worker::held::{Flags, Held, Shared};
+use crate::worker::options::WorkerOptions;
 
 /// A running heartbeat thread.
 pub(super) struct Heartbeat {
@@ -31,23 +33,17 @@ struct Beats {
 }
 
 impl Heartbeat {
-    /// Start beating for the batches of test `test` in `held`.
-    pub fn start(
-        url: &str,
-        patience: Duration,
-        test: i64,
-        lease_seconds: i32,
-        held: Held,
-        flags: Flags,
-    ) -> Heartbeat {
+    /// Start beating for the batches of `test` that `shared` holds.
+    pub fn start(opts: &WorkerOptions, test: &TestRow, shared: &Shared) -> Heartbeat {
         let finished = Arc::new(AtomicBool::new(false));
+        let lease_ms = u64::from(test.lease_seconds.max(1) as u32) * 1000;
         let beats = Beats {
-            url: url.to_string(),
-            test,
-            every: Duration::from_millis(u64::from(lease_seconds.max(1) as u32) * 1000 / 3),
-            patience,
-            held,
-            flags,
+            url: opts.url.clone(),
+            test: test.id,
+            every: Duration::from_millis(lease_ms / 3),
+            patience: opts.patience,
+            held: shared.held.clone(),
+            flags: shared.flags.clone(),
             finished: finished.clone(),
         };
         Heartbeat {

@@ -1,6 +1,7 @@
-//! The batches a worker holds, shared by the job iterator that claims
-//! them, the heartbeat thread that renews their leases and the per-pair
-//! step that fills and completes them; and the flags that end the work.
+//! What a worker's threads share while they work on one test: the batches
+//! held (claimed by the job iterator, renewed by the heartbeat thread,
+//! filled and completed by the per-pair step) and the flags that end the
+//! work.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,6 +10,25 @@ use std::time::Instant;
 
 use crate::db::DbError;
 use crate::queue::results::PairResult;
+
+/// The held batches and the flags, cloned into each thread.
+#[derive(Clone)]
+pub(super) struct Shared {
+    /// The batches held.
+    pub held: Held,
+    /// What ends the work.
+    pub flags: Flags,
+}
+
+impl Shared {
+    /// Nothing held yet, under the user's `signal`.
+    pub fn new(signal: Option<Arc<AtomicBool>>) -> Shared {
+        Shared {
+            held: Held::default(),
+            flags: Flags::new(signal),
+        }
+    }
+}
 
 /// One claimed batch being played.
 pub(super) struct HeldBatch {

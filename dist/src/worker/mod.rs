@@ -9,14 +9,16 @@
 //! per-pair step (`collect`) completes a batch once its last pair is in.
 //! A heartbeat thread (`heartbeat`) renews the leases held (`held`); a
 //! stopped test (seen on claim or heartbeat) or a lost lease ends the work
-//! on it. `run` puts the steps in order.
+//! on it. `machine` checks that this machine plays the test as recorded;
+//! `run` puts the steps in order.
 
 mod claims;
 mod collect;
 mod heartbeat;
 mod held;
+mod machine;
 mod options;
 mod run;
 
-pub use options::{WorkerError, WorkerOptions, WorkerReport};
+pub use options::{WorkerError, WorkerOptions, WorkerTotals};
 pub use run::run_worker;

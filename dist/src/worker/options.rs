@@ -50,7 +50,7 @@ impl WorkerOptions {
 
 /// What a worker did.
 #[derive(Clone, Debug, Default)]
-pub struct WorkerReport {
+pub struct WorkerTotals {
     /// Batches counted.
     pub batches_completed: u64,
     /// Completions refused (lease lost): nothing was added.

@@ -4,26 +4,26 @@
 
 use std::sync::atomic::Ordering;
 
-use karsinta_harness::pgn::UtcTime;
-use karsinta_harness::runner::{check_concurrency, play_pairs, Ended, PlayOptions, RunnerError};
+use karsinta_harness::runner::{play_pairs, Ended, PlayOptions, RunnerError};
 
 use crate::db::{Db, DbError};
 use crate::kinds::TestKind;
-use crate::queue::catalog::{next_open_test, test_by_name, TestRow};
-use crate::queue::lease::{register_worker, release};
-use crate::settings::DistSettings;
+use crate::queue::catalog::{test_by_name, TestRow};
+use crate::queue::choose::next_open_test;
+use crate::queue::lease::register_worker;
 use crate::signature;
 use crate::worker::claims::Claimer;
 use crate::worker::collect::Collector;
 use crate::worker::heartbeat::Heartbeat;
-use crate::worker::held::{Flags, Held};
-use crate::worker::options::{WorkerError, WorkerOptions, WorkerReport};
+use crate::worker::held::{Flags, Shared};
+use crate::worker::machine::check_machine;
+use crate::worker::options::{WorkerError, WorkerOptions, WorkerTotals};
 
 /// Run until the chosen tests have no work left (or forever without
 /// `fleet` and without a named test).
-pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerReport, WorkerError> {
+pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerTotals, WorkerError> {
     let mut db = Db::open(&opts.url, opts.patience)?;
-    let mut report = WorkerReport::default();
+    let mut totals = WorkerTotals::default();
     let signalled = || opts.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst));
     while !signalled() {
         let test = match &opts.test {
@@ -38,105 +38,53 @@ pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerReport, WorkerError> {
             },
         };
         if !test.stopped {
-            work_on(&mut db, &test, opts, &mut report)?;
+            work_on(&mut db, &test, opts, &mut totals)?;
         }
         if opts.test.is_some() {
             break;
         }
     }
-    report.round_trips += db.round_trips;
-    Ok(report)
+    totals.round_trips += db.round_trips;
+    Ok(totals)
 }
 
-/// What this machine brings to a test, checked before it registers.
-struct Machine {
-    /// Its engines' signatures (JSON), equal to the test's.
-    signatures: String,
-    /// Their summed bench speed.
-    nps: u64,
-    /// Games at once.
-    concurrency: usize,
-}
-
-/// Refuse a test this machine would play differently (other engines) or
-/// cannot play (more games at once than it can run).
-fn check_machine(test: &TestRow, kind: &TestKind, opts: &WorkerOptions) -> Result<Machine, String> {
-    let cfg = kind.config();
-    let dist = DistSettings::of(cfg).map_err(|e| e.to_string())?;
-    let (signatures, nps) = signature::signatures(&cfg.engines, dist.bench_depth)?;
-    if let Some(diff) = signature::mismatch(&test.signatures, &signatures) {
-        return Err(format!(
-            "this machine's engines differ from the test's ({diff}): refusing to play"
-        ));
-    }
-    let concurrency = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
-    check_concurrency(&cfg.engines, &cfg.settings.tc, concurrency).map_err(|e| e.to_string())?;
-    Ok(Machine {
-        signatures,
-        nps,
-        concurrency,
-    })
-}
-
+/// Play `test` until it is finished, stopped or decided, or the user's
+/// signal: its steps in order.
 fn work_on(
     db: &mut Db,
     test: &TestRow,
     opts: &WorkerOptions,
-    report: &mut WorkerReport,
+    totals: &mut WorkerTotals,
 ) -> Result<(), WorkerError> {
     let setup = |message: String| WorkerError::Setup {
         test: test.name.clone(),
         message,
     };
+    // 1. What the test plays, and whether this machine plays it as recorded.
     let kind = TestKind::of(test, opts.concurrency).map_err(|e| setup(e.to_string()))?;
     let machine = check_machine(test, &kind, opts).map_err(setup)?;
+    // 2. Register; a connection for claims; the heartbeat thread.
     let host = signature::host_name();
     let worker =
         db.run(|c| register_worker(c, test.id, &host, &machine.signatures, machine.nps))?;
+    let shared = Shared::new(opts.stop.clone());
     let claims = Db::open(&opts.url, opts.patience)?;
-    let (held, flags) = (Held::default(), Flags::new(opts.stop.clone()));
-    let heartbeat = Heartbeat::start(
-        &opts.url,
-        opts.patience,
-        test.id,
-        test.lease_seconds,
-        held.clone(),
-        flags.clone(),
-    );
-    let claimer = Claimer::new(
-        claims,
-        test,
-        worker,
-        &kind,
-        held.clone(),
-        flags.clone(),
-        opts.poll,
-    );
-    let mut collector = Collector {
-        db,
-        test,
-        kind: &kind,
-        worker,
-        held: held.clone(),
-        flags: flags.clone(),
-        date: UtcTime::now().pgn_date(),
-        report,
-    };
+    let claimer = Claimer::new(claims, test, &kind, worker, &shared, opts.poll);
+    let heartbeat = Heartbeat::start(opts, test, &shared);
+    // 3. Play; every batch's last pair completes it.
+    let mut collector = Collector::new(db, test, &kind, worker, &shared, totals);
     let played = play(
         &kind,
         machine.concurrency,
         opts,
-        &flags,
+        &shared.flags,
         claimer,
         &mut collector,
     );
+    // 4. Stop beating, give back what is still held, say how it ended.
     heartbeat.stop();
-    // Batches still held (a stop or a signal): back to the pool now rather
-    // than when their leases expire.
-    for (idx, token) in held.all_leases() {
-        let _ = collector.db.run(|c| release(c, test.id, idx, token));
-    }
-    if let Some(e) = flags.take_failure() {
+    collector.release_held();
+    if let Some(e) = shared.flags.take_failure() {
         return Err(e.into());
     }
     match played {

@@ -1,0 +1,217 @@
+//! A test's status as figures: [`MatchStatus`] (progress, the counted
+//! tally, Elo and LLR through the harness's summary) and [`SpsaStatus`]
+//! (iterations applied, theta), each with its per-worker figures and its
+//! `status` text.
+//!
+//! A match counts what the SPRT counted: the pairs of the completed
+//! prefix, in pair order, up to the pair where the SPRT decided. Pairs
+//! played beyond that stay in the database and in the per-worker figures.
+
+use karsinta_harness::summary::{RunStatus, Summary, Tally};
+use karsinta_harness::tune::spsa::driver::SpsaState;
+use postgres::Client;
+
+use crate::db::DbError;
+use crate::kinds::match_test::MatchTest;
+use crate::kinds::spsa::{self, SpsaTest};
+use crate::queue::catalog::{test_by_name, Kind, TestRow};
+use crate::queue::results::{batch_counts, stored_pairs};
+use crate::status::workers::{worker_figures, worker_table, WorkerFigures};
+
+/// A test's status, by kind.
+pub enum TestStatus {
+    /// A match test's.
+    Match(Box<MatchStatus>),
+    /// An SPSA test's.
+    Spsa(Box<SpsaStatus>),
+}
+
+/// The status of test `name`, a match or an SPSA test.
+pub fn test_status(c: &mut Client, name: &str) -> Result<TestStatus, DbError> {
+    let test = test_by_name(c, name)?;
+    Ok(match test.kind {
+        Kind::Match => TestStatus::Match(Box::new(match_status(c, name)?)),
+        Kind::Spsa => TestStatus::Spsa(Box::new(spsa_status(c, test)?)),
+    })
+}
+
+/// What `status` prints for test `name`.
+pub fn status_text(c: &mut Client, name: &str) -> Result<String, DbError> {
+    Ok(test_status(c, name)?.text())
+}
+
+impl TestStatus {
+    /// The `status` text.
+    pub fn text(&self) -> String {
+        match self {
+            TestStatus::Match(m) => m.text(),
+            TestStatus::Spsa(s) => s.text(),
+        }
+    }
+}
+
+/// Figures of a match test.
+pub struct MatchStatus {
+    /// The test's row.
+    pub test: TestRow,
+    /// Its config and schedule.
+    pub kind: MatchTest,
+    /// The counted pairs (see the module doc).
+    pub tally: Tally,
+    /// Running, finished, decided or stopped by hand.
+    pub status: RunStatus,
+    /// Batches done.
+    pub batches_done: i64,
+    /// Batches held under a running lease.
+    pub batches_leased: i64,
+    /// Per-worker figures over every stored pair.
+    pub workers: Vec<WorkerFigures>,
+}
+
+/// The run's status in the harness's terms.
+fn run_status(t: &TestRow) -> RunStatus {
+    if t.decision.is_some() {
+        RunStatus::Stopped
+    } else if t.prefix_batches == t.batches {
+        RunStatus::Finished
+    } else if t.stopped {
+        RunStatus::Halted
+    } else {
+        RunStatus::Running
+    }
+}
+
+/// Gather the figures of match test `name`.
+pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
+    let test = test_by_name(c, name)?;
+    if test.is_spsa() {
+        return Err(DbError::Invalid(format!(
+            "test {name} is an SPSA test: it has no match figures"
+        )));
+    }
+    let kind = MatchTest::of(&test)?;
+    let cfg = &kind.cfg;
+    let pairings = karsinta_harness::tally::pairings(cfg.tournament, cfg.engines.len());
+    let mut tally = Tally::new(pairings, cfg.sprt);
+    for (e, _, _) in stored_pairs(c, test.id, test.counted_pairs())? {
+        tally.add(&e);
+    }
+    let (done, leased) = batch_counts(c, test.id)?;
+    let workers = worker_figures(c, &test)?;
+    let status = run_status(&test);
+    Ok(MatchStatus {
+        test,
+        kind,
+        tally,
+        status,
+        batches_done: done,
+        batches_leased: leased,
+        workers,
+    })
+}
+
+impl MatchStatus {
+    /// The run's summary, as summary.json of one machine's run.
+    pub fn summary(&self) -> Summary {
+        Summary::build(&self.kind.cfg, &self.tally, self.status)
+    }
+
+    /// The `status` text.
+    pub fn text(&self) -> String {
+        let t = &self.test;
+        let mut out = format!(
+            "test {} ({}): {} of {} batches done, {} leased, prefix {} batches; {} pairs counted\n",
+            t.name,
+            self.status,
+            self.batches_done,
+            t.batches,
+            self.batches_leased,
+            t.prefix_batches,
+            self.tally.pairs
+        );
+        if let Some(r) = &t.stop_reason {
+            out.push_str(&format!("stopped: {r}\n"));
+        }
+        out.push_str(&self.summary().text_block());
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&worker_table(&self.workers));
+        out
+    }
+}
+
+/// Figures of an SPSA test.
+pub struct SpsaStatus {
+    /// The test's row.
+    pub test: TestRow,
+    /// Its config, parameters and schedule.
+    pub kind: SpsaTest,
+    /// The run as `karsinta tune spsa` keeps it (theta, counts, applied).
+    pub state: SpsaState,
+    /// Iterations done.
+    pub batches_done: i64,
+    /// Iterations held under a running lease.
+    pub batches_leased: i64,
+    /// Per-worker figures over every stored pair.
+    pub workers: Vec<WorkerFigures>,
+}
+
+/// Gather the figures of SPSA test `test`.
+pub fn spsa_status(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError> {
+    let kind = SpsaTest::of(&test, None)?;
+    let state = spsa::state(c, &test, &kind)?;
+    let (done, leased) = batch_counts(c, test.id)?;
+    let workers = worker_figures(c, &test)?;
+    Ok(SpsaStatus {
+        test,
+        kind,
+        state,
+        batches_done: done,
+        batches_leased: leased,
+        workers,
+    })
+}
+
+impl SpsaStatus {
+    /// The `status` text.
+    pub fn text(&self) -> String {
+        let (test, st) = (&self.test, &self.state);
+        let phase = if st.finished() {
+            "finished"
+        } else if test.stopped {
+            "stopped"
+        } else {
+            "running"
+        };
+        let mut out = format!(
+            "test {} (spsa, {phase}): iteration {} of {} applied; {} done, {} leased; \
+             window {}, {} pairs per iteration, seed {}\n",
+            test.name,
+            st.applied,
+            st.iterations,
+            self.batches_done,
+            self.batches_leased,
+            st.window,
+            st.pairs_per_iteration,
+            st.seed
+        );
+        if let Some(r) = &test.stop_reason {
+            out.push_str(&format!("stopped: {r}\n"));
+        }
+        let n = st.counts;
+        out.push_str(&format!(
+            "plus side: {} games +{} ={} -{}, time losses {}, faults {}\n",
+            n.games, n.wins, n.draws, n.losses, n.time_losses, n.faults
+        ));
+        out.push_str(&format!("theta after {} updates:\n", st.applied));
+        for (p, v) in self.kind.setup.params.iter().zip(&st.theta) {
+            out.push_str(&format!(
+                "  {:<28} {:>12.4}  (start {}, [{}, {}])\n",
+                p.name, v, p.start, p.min, p.max
+            ));
+        }
+        out.push_str(&worker_table(&self.workers));
+        out
+    }
+}
