@@ -3,8 +3,9 @@
 //! come from a hand-made list and from seeded random playouts.
 
 use cozy_chess::{Board, GameStatus, Move};
+use karsinta_engine::board::mirror::colour_flipped;
 use karsinta_engine::eval::weights::{EvalWeights, NUM_WEIGHTS};
-use karsinta_engine::eval::{colour_flipped, evaluate, evaluate_white, trace};
+use karsinta_engine::eval::{evaluate, evaluate_white, trace};
 
 /// Small deterministic generator (xorshift64*), so runs are reproducible.
 struct Rng(u64);

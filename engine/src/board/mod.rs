@@ -4,6 +4,7 @@
 //! knows about the search or the evaluation.
 
 pub mod check;
+pub mod mirror;
 pub mod perft;
 pub mod position;
 pub mod see;

@@ -16,7 +16,8 @@
 //! ([`super::weights::EvalWeights::to_flat`] order), the same order as the
 //! scalar parameter specs.
 
-use super::{Trace, DANGER_CAP, EVAL_LIMIT, MAX_PHASE, SCALE_ONE};
+use super::taper::{DANGER_CAP, EVAL_LIMIT, MAX_PHASE, SCALE_ONE};
+use super::trace::Trace;
 
 /// Largest difference between [`TraceView::score_white`] and the integer
 /// score of the same trace: the integer path truncates the two danger

@@ -5,6 +5,7 @@ use cozy_chess::Board;
 
 use super::weights::{EvalWeights, IDX, S};
 use super::*;
+use crate::board::mirror::colour_flipped;
 
 /// Varied positions: openings, middlegames, tactics, endgames, drawish
 /// material, en passant and castling rights.
@@ -619,7 +620,7 @@ fn stockfish_classical_terms_count_what_they_describe() {
 
 #[test]
 fn imbalance_counts_products_of_piece_counts() {
-    // Indices into IMBALANCE_OURS / IMBALANCE_THEIRS (terms.rs).
+    // Indices into IMBALANCE_OURS / IMBALANCE_THEIRS (terms/material.rs).
     const OURS_KNIGHT_PAWN: usize = 2;
     const OURS_KNIGHT_KNIGHT: usize = 3;
     const OURS_BISHOP_PAIR: usize = 4;

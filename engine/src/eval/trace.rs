@@ -4,8 +4,10 @@
 
 use cozy_chess::{Board, Color};
 
+use super::sink::EvalSink;
+use super::taper::{king_danger_penalty, taper, winnable};
+use super::terms::evaluate_terms;
 use super::weights::{EvalWeights, NUM_WEIGHTS, S};
-use super::{king_danger_penalty, taper, terms, winnable, EvalSink};
 
 /// The evaluation of one position broken down by weight.
 ///
@@ -81,14 +83,15 @@ fn sparse(dense: &[i32]) -> Vec<(u16, i16)> {
         .collect()
 }
 
-pub(crate) fn trace(board: &Board, w: &EvalWeights) -> Trace {
+/// The coefficients of every weight in `board`'s evaluation (see [`Trace`]).
+pub fn trace(board: &Board, w: &EvalWeights) -> Trace {
     let mut sink = TraceSink {
         coefs: vec![0; NUM_WEIGHTS],
         danger: [vec![0; NUM_WEIGHTS], vec![0; NUM_WEIGHTS]],
         winnable: vec![0; NUM_WEIGHTS],
         nonlinear: S(0, 0),
     };
-    let shape = terms::evaluate_terms(board, w, &mut sink);
+    let shape = evaluate_terms(board, w, &mut sink);
     Trace {
         phase: shape.phase,
         eg_scale: shape.eg_scale,
