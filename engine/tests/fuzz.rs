@@ -17,8 +17,9 @@ static PANICS: AtomicUsize = AtomicUsize::new(0);
 static HOOK: Once = Once::new();
 
 /// Count every panic of the code under test in this test binary, caught or
-/// not (a failed assertion of a test here is not counted: it fails its own
-/// test, not every test that checks the count).
+/// not (a failed assertion of a test in this file is not counted: it fails
+/// its own test, not every test that checks the count; one of another
+/// file's tests is, but that test has failed already).
 fn count_panics() {
     HOOK.call_once(|| {
         let default = std::panic::take_hook();
