@@ -11,8 +11,16 @@
 //! - [`search`]: the searcher and what it owns (move ordering, history
 //!   tables, transposition table, time management);
 //! - [`uci`]: the protocol front end;
-//! - [`bench`]: the bench and the ablation;
-//! - `lowlevel`: the engine's only `unsafe` code.
+//! - [`bench`](mod@bench): the bench and the ablation;
+//! - `lowlevel`: the engine's only `unsafe` code, kept apart so it can be
+//!   reviewed in one place.
+//!
+//! The search's units and limits (`Limits`, `Score`, `ONE_PLY`, mate
+//! bounds) live in [`search::types`], below the search's own modules (the
+//! transposition table, the time manager, the move picker), not with the
+//! board, which knows nothing of search.
+
+#![warn(missing_docs)]
 
 pub mod bench;
 pub mod board;

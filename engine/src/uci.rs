@@ -564,6 +564,7 @@ pub fn parse_position(args: &[&str]) -> Result<Position, String> {
 /// A parsed `go` command.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GoCommand {
+    /// The search limits.
     pub limits: Limits,
     /// `go perft <depth>` instead of a search.
     pub perft: Option<u32>,

@@ -76,7 +76,9 @@ pub const BENCH_FENS: &[&str] = &[
 pub struct BenchResult {
     /// Nodes searched over all positions: the bench signature.
     pub nodes: u64,
+    /// Wall-clock time of the whole run.
     pub time: Duration,
+    /// Nodes per second over the run.
     pub nps: u64,
 }
 

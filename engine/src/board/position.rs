@@ -21,42 +21,94 @@ use thiserror::Error;
 /// is refused with the first rule it breaks.
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum FenErrorKind {
+    /// Nothing but whitespace.
     #[error("empty FEN")]
     Empty,
+    /// Fewer than the four required fields.
     #[error("missing fields (need placement, side, castling, en passant[, halfmove, fullmove])")]
     MissingField,
+    /// More than six fields.
     #[error("too many fields")]
     TooManyFields,
+    /// The placement does not have eight ranks.
     #[error("piece placement must have 8 ranks separated by '/'")]
     RankCount,
     /// A character that is neither a piece letter nor a digit 1-8.
     #[error("rank {rank}: bad character '{ch}' (pieces are PNBRQK/pnbrqk, empty squares 1-8)")]
-    BadCharacter { rank: u8, ch: char },
+    BadCharacter {
+        /// The rank, 1-8.
+        rank: u8,
+        /// The character.
+        ch: char,
+    },
+    /// A rank that does not describe eight squares.
     #[error("rank {rank} describes {squares} squares (need 8)")]
-    RankLength { rank: u8, squares: u8 },
+    RankLength {
+        /// The rank, 1-8.
+        rank: u8,
+        /// How many squares it describes.
+        squares: u8,
+    },
+    /// A side without exactly one king.
     #[error("{} has {count} kings (need exactly 1)", color_name(*color))]
-    KingCount { color: Color, count: u8 },
+    KingCount {
+        /// The side.
+        color: Color,
+        /// Its kings.
+        count: u8,
+    },
+    /// A pawn on the first or last rank.
     #[error("pawn on {square} (pawns cannot stand on the first or last rank)")]
-    PawnOnBackRank { square: Square },
+    PawnOnBackRank {
+        /// Where it stands.
+        square: Square,
+    },
+    /// More than eight pawns of one side.
     #[error("{} has {count} pawns (at most 8)", color_name(*color))]
-    TooManyPawns { color: Color, count: u8 },
+    TooManyPawns {
+        /// The side.
+        color: Color,
+        /// Its pawns.
+        count: u8,
+    },
+    /// More than sixteen pieces of one side.
     #[error("{} has {count} pieces (at most 16)", color_name(*color))]
-    TooManyPieces { color: Color, count: u8 },
+    TooManyPieces {
+        /// The side.
+        color: Color,
+        /// Its pieces, king and pawns included.
+        count: u8,
+    },
+    /// The two kings touch.
     #[error("the kings stand on adjacent squares")]
     AdjacentKings,
+    /// The side-to-move field is neither `w` nor `b`.
     #[error("side to move must be 'w' or 'b'")]
     SideToMove,
     /// The side that just moved left its own king in check.
     #[error("{} is in check but it is {}'s move", color_name(*color), color_name(!*color))]
-    OpponentInCheck { color: Color },
+    OpponentInCheck {
+        /// The side in check.
+        color: Color,
+    },
+    /// The side to move is in check from more pieces than a move can give.
     #[error("{} (to move) is in check from {count} pieces (at most 2 are possible)", color_name(*color))]
-    TooManyCheckers { color: Color, count: u8 },
+    TooManyCheckers {
+        /// The side to move.
+        color: Color,
+        /// The checking pieces.
+        count: u8,
+    },
+    /// A castling field the position cannot have.
     #[error("castling rights: {0}")]
     CastlingRights(CastlingFault),
+    /// An en-passant field the position cannot have.
     #[error("en passant square: {0}")]
     EnPassant(EnPassantFault),
+    /// The halfmove clock is not a number of plies.
     #[error("invalid halfmove clock (a number of plies, 0 or more)")]
     HalfmoveClock,
+    /// The fullmove number is not in 1..=65535.
     #[error("invalid fullmove number (1..=65535)")]
     FullmoveNumber,
 }
@@ -64,12 +116,16 @@ pub enum FenErrorKind {
 /// Why the castling field was refused (standard chess: `KQkq` or `-`).
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum CastlingFault {
+    /// A letter other than `KQkq` or `-`.
     #[error("'{0}' is not one of K, Q, k, q or '-' (standard chess only)")]
     Letter(char),
+    /// A right given twice.
     #[error("'{0}' given twice")]
     Duplicate(char),
+    /// A right whose king is not on its home square.
     #[error("'{0}' needs the king on its e-file home square")]
     KingNotHome(char),
+    /// A right whose rook is not on its corner.
     #[error("'{0}' needs a rook on its corner square")]
     RookNotHome(char),
 }
@@ -77,14 +133,19 @@ pub enum CastlingFault {
 /// Why the en-passant field was refused.
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum EnPassantFault {
+    /// Neither a square nor `-`.
     #[error("not a square or '-'")]
     Syntax,
+    /// Not on the rank behind a pawn that just made a double step.
     #[error("must be on the sixth rank of the side to move (rank 6 if white moves, 3 if black)")]
     WrongRank,
+    /// No enemy pawn in front of the square.
     #[error("no pawn that just made a double step stands in front of it")]
     NoPawn,
+    /// The square passed over or the pawn's start square is occupied.
     #[error("the square it was passed over, or the pawn's start square, is occupied")]
     Occupied,
+    /// A check the double step cannot have given.
     #[error("the side to move is in check in a way the double step cannot explain")]
     ImpossibleCheck,
 }
@@ -100,7 +161,9 @@ fn color_name(color: Color) -> &'static str {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("invalid FEN '{fen}': {kind}")]
 pub struct FenError {
+    /// The FEN as given.
     pub fen: String,
+    /// What is wrong with it.
     pub kind: FenErrorKind,
 }
 
@@ -119,17 +182,22 @@ pub enum MoveErrorKind {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{kind} '{mv}' in position {fen}")]
 pub struct MoveError {
+    /// The move text as given.
     pub mv: String,
+    /// The position it was tried in.
     pub fen: String,
+    /// Why it was rejected.
     pub kind: MoveErrorKind,
 }
 
 /// How a game stands in a position (the game rules, not search heuristics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameState {
+    /// Moves remain and no draw rule applies.
     Ongoing,
     /// The side to move is checkmated.
     Checkmate,
+    /// The side to move has no legal move and is not in check.
     Stalemate,
     /// 100 plies without capture or pawn move (and no mate on the board).
     FiftyMoves,

@@ -36,7 +36,9 @@ pub struct TraceView<'a> {
     pub danger: [&'a [(u16, i16)]; 2],
     /// Parts of the winnability sum.
     pub winnable: &'a [(u16, i16)],
+    /// Game phase, as in [`Trace::phase`].
     pub phase: i32,
+    /// Endgame scales, as in [`Trace::eg_scale`].
     pub eg_scale: [i32; 2],
 }
 

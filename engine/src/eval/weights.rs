@@ -51,12 +51,16 @@ impl std::ops::Neg for S {
 
 /// Range every evaluation scalar is allowed to take.
 pub const WEIGHT_MIN: i32 = -5000;
+/// See [`WEIGHT_MIN`].
 pub const WEIGHT_MAX: i32 = 5000;
 
 /// A field shape in the weight table: a single pair or an array of pairs.
 pub trait WeightShape {
+    /// Pairs in the field.
     const LEN: usize;
+    /// Pair `i` of the field.
     fn at(&self, i: usize) -> S;
+    /// Pair `i` of the field, mutable.
     fn at_mut(&mut self, i: usize) -> &mut S;
 }
 
@@ -114,7 +118,7 @@ macro_rules! eval_weights {
         /// Flat index of the first pair of each weight, for traces:
         /// `IDX.passed_pawn + rank` is the index of that array element.
         #[derive(Clone, Copy, Debug)]
-        pub struct WeightIndex { $( pub $name: usize, )* }
+        pub struct WeightIndex { $( #[doc = concat!("Flat index of `", stringify!($name), "`.")] pub $name: usize, )* }
 
         /// The flat indices of all weights.
         pub const IDX: WeightIndex = WeightIndex { $( $name: FIELD_OFFSETS[Field::$name as usize], )* };

@@ -34,7 +34,9 @@ pub fn resolve_alias<'a>(name: &'a str, aliases: &[(&str, &'a str)]) -> &'a str 
 /// A complete parameter set: search parameters and evaluation weights.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Params {
+    /// The search's switches and constants.
     pub search: SearchParams,
+    /// The evaluation weights.
     pub eval: EvalWeights,
 }
 

@@ -12,7 +12,9 @@ use thiserror::Error;
 /// How a parameter's integer value is interpreted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
+    /// An integer within the entry's range.
     Int,
+    /// A switch: 0 is false, 1 true.
     Bool,
     /// A small enum; the value is the index into these names.
     Choice(&'static [&'static str]),
@@ -21,15 +23,21 @@ pub enum ParamKind {
 /// One scalar entry of a parameter table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamSpec {
+    /// The one snake_case name (struct field, YAML key, UCI option, SPSA line).
     pub name: String,
+    /// How the value is read.
     pub kind: ParamKind,
+    /// The built-in value.
     pub default: i32,
+    /// Smallest allowed value.
     pub min: i32,
+    /// Largest allowed value.
     pub max: i32,
     /// SPSA perturbation at the end of a tune (OpenBench's `c_end`).
     pub c_end: f64,
     /// SPSA learning rate at the end of a tune (OpenBench's `r_end`).
     pub r_end: f64,
+    /// One-line meaning, shown in the UCI option list and the docs.
     pub doc: &'static str,
 }
 
@@ -129,37 +137,64 @@ impl ParamSpec {
 /// Errors from setting or loading parameters. Each names the key.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ParamError {
+    /// No parameter (current or former name) is called this.
     #[error("unknown parameter '{0}'")]
     Unknown(String),
+    /// A number outside the parameter's range.
     #[error("parameter '{name}': value {value} is out of range (allowed: {allowed})")]
     OutOfRange {
+        /// The parameter.
         name: String,
+        /// The value as given.
         value: String,
+        /// The allowed range.
         allowed: String,
     },
+    /// A value of the wrong form (not a number, not a known choice).
     #[error("parameter '{name}': invalid value '{value}' (allowed: {allowed})")]
     InvalidValue {
+        /// The parameter.
         name: String,
+        /// The value as given.
         value: String,
+        /// The allowed values.
         allowed: String,
     },
+    /// An error in a parameter file, named by the file.
     #[error("{origin}: {source}")]
     InFile {
+        /// The file (or other source) of the entry.
         origin: String,
+        /// What was wrong with the entry.
         #[source]
         source: Box<ParamError>,
     },
+    /// A file that is not a YAML mapping of names to values.
     #[error("{origin}: not a valid parameter file: {reason}")]
-    Syntax { origin: String, reason: String },
+    Syntax {
+        /// The file.
+        origin: String,
+        /// The parser's message.
+        reason: String,
+    },
+    /// A file that cannot be read.
     #[error("{origin}: cannot read: {reason}")]
-    Io { origin: String, reason: String },
+    Io {
+        /// The file.
+        origin: String,
+        /// The system's message.
+        reason: String,
+    },
 }
 
 /// A value type a search parameter can have: `i32`, `bool` or an enum
-/// declared with [`param_enum!`].
+/// declared with [`param_enum!`](crate::param_enum).
 pub trait ParamValue: Copy {
+    /// How the table reads values of this type.
     const KIND: ParamKind;
+    /// The value as the table's integer.
     fn to_i32(self) -> i32;
+    /// The value of a (range-checked) table integer.
     fn from_i32(v: i32) -> Self;
     /// Natural range when the table gives none (booleans, enums).
     fn natural_range() -> (i32, i32);
@@ -200,8 +235,11 @@ macro_rules! param_enum {
         pub enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {
+            /// Each variant's text form, in declaration order.
             pub const NAMES: &'static [&'static str] = &[$($text),+];
+            /// Every variant, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// This variant's text form.
             pub fn name(self) -> &'static str {
                 Self::NAMES[self as usize]
             }

@@ -21,7 +21,7 @@ const WEIGHT_SCALE: i32 = 256;
 const MAX_WEIGHT: i32 = 16;
 
 /// Running averages of (search score - static eval) by pawn structure and
-/// side to move, in centipawns times [`GRAIN`].
+/// side to move, in centipawns times `GRAIN` (256).
 pub struct CorrectionHistory {
     table: Vec<i32>,
 }

@@ -65,14 +65,21 @@ pub enum PickMode {
     /// Every legal move (main search, and evasions in quiescence).
     All,
     /// Captures and queen promotions; with `checks`, quiet checks too.
-    Tactical { checks: bool },
+    Tactical {
+        /// Quiet checking moves as well.
+        checks: bool,
+    },
 }
 
 /// Everything the picker reads to score moves.
 pub struct OrderCtx<'a> {
+    /// The ordering switches and constants.
     pub params: &'a SearchParams,
+    /// The history tables.
     pub heur: &'a Heuristics,
+    /// Piece values for MVV-LVA and SEE.
     pub values: &'a PieceValues,
+    /// Distance from the root (the killers' slot).
     pub ply: usize,
     /// The opponent's last move (piece, destination), for countermoves.
     pub prev: Option<(Piece, Square)>,

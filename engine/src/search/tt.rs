@@ -81,12 +81,15 @@ const BOUND_MASK: u8 = 3;
 /// A successful probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtHit {
+    /// The best (or refuting) move found, if any.
     pub mv: Option<Move>,
     /// Score already adjusted to the probing node's ply.
     pub score: i32,
+    /// The node's raw static eval (before the correction history).
     pub eval: i32,
     /// Remaining depth the score was searched to, in sixteenths of a ply.
     pub depth: i32,
+    /// What `score` is: exact, or a lower or upper bound.
     pub bound: Bound,
     /// The node was on a principal variation when stored (Stockfish's ttPv).
     pub pv: bool,

@@ -25,14 +25,23 @@ pub const MAX_DEPTH: i32 = 100;
 /// always completed, so the move returned has been searched.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Limits {
+    /// Deepest iteration (plies).
     pub depth: Option<i32>,
+    /// Node limit.
     pub nodes: Option<u64>,
+    /// Time for this move.
     pub movetime_ms: Option<u64>,
+    /// White's clock.
     pub wtime_ms: Option<u64>,
+    /// Black's clock.
     pub btime_ms: Option<u64>,
+    /// White's increment per move.
     pub winc_ms: Option<u64>,
+    /// Black's increment per move.
     pub binc_ms: Option<u64>,
+    /// Moves until the next time control.
     pub movestogo: Option<u32>,
+    /// Search until stopped (`go infinite`).
     pub infinite: bool,
     /// Stop once a mate in at most this many moves is found (`go mate N`).
     pub mate: Option<i32>,
