@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use karsinta_harness::ledger::Ledger;
-use karsinta_harness::summary::Summary;
-use karsinta_harness::tournament::config_fingerprint;
+use karsinta_harness::report::summary::Summary;
+use karsinta_harness::run::config_fingerprint;
+use karsinta_harness::run::ledger::Ledger;
 use karsinta_harness::tune::spsa::driver::SpsaState;
 use karsinta_harness::tune::spsa::output;
 use karsinta_harness::tune::spsa::session::{self, Session};

@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use karsinta_harness::openings::fingerprint;
+use karsinta_harness::players::build::{run_bench, DEFAULT_BENCH_ARGS};
 use karsinta_harness::players::{PlayerKind, PlayerSpec};
-use karsinta_harness::revision::{run_bench, DEFAULT_BENCH_ARGS};
 
 /// How long an external engine's bench may run.
 const BENCH_TIMEOUT: Duration = Duration::from_secs(300);

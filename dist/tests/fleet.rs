@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use karsinta_dist::db::Db;
 use karsinta_dist::kinds::TestKind;
 use karsinta_dist::queue::{self, Completed, FinishedBatch, PairResult};
+use karsinta_harness::config::TournamentKind;
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::ledger::{Ledger, PairEntry};
-use karsinta_harness::summary::{pairings, RunStatus, Tally, TournamentKind};
-use karsinta_harness::tournament::{run_match, RunOptions};
+use karsinta_harness::run::ledger::{Ledger, PairEntry};
+use karsinta_harness::run::pairings;
+use karsinta_harness::run::tally::{RunStatus, Tally};
+use karsinta_harness::run::{run_match, RunOptions};
 
 use crate::pg::TempPg;
 use crate::support::{cli, wait, wait_until_leasing, worker, write_config};

@@ -8,9 +8,9 @@ use karsinta_dist::db::{self, Db, DbError};
 use karsinta_dist::kinds::{MatchTest, TestKind};
 use karsinta_dist::queue::{self, Beat, Claim, Completed, FinishedBatch, PairResult, TestRow};
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::game::{GameResult, Termination};
-use karsinta_harness::ledger::{GameEntry, PairEntry};
-use karsinta_harness::summary::Tally;
+use karsinta_harness::play::game::{GameResult, Termination};
+use karsinta_harness::run::ledger::{GameEntry, PairEntry};
+use karsinta_harness::run::tally::Tally;
 
 use crate::pg::TempPg;
 use crate::support::write_config;
@@ -259,7 +259,7 @@ fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     assert_eq!(after.prefix_batches, 40);
     // Offline: the tally fed pairs 0, 1, 2, ... as one worker would.
     let cfg = kind.config();
-    let pairings = karsinta_harness::tally::pairings(cfg.tournament, 2);
+    let pairings = karsinta_harness::run::pairings(cfg.tournament, 2);
     let mut tally = Tally::new(pairings, cfg.sprt);
     for p in 0..160 {
         if tally.add(&fake_pair(p, score(p)).entry).is_some() {

@@ -12,8 +12,8 @@ use karsinta_dist::db::Db;
 use karsinta_dist::kinds::{MatchTest, TestKind};
 use karsinta_dist::queue::{self, Claim, Completed, FinishedBatch, PairResult};
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::game::{GameResult, Termination};
-use karsinta_harness::ledger::{GameEntry, PairEntry};
+use karsinta_harness::play::game::{GameResult, Termination};
+use karsinta_harness::run::ledger::{GameEntry, PairEntry};
 
 use crate::pg::TempPg;
 use crate::support::write_config;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::gate::InconclusivePolicy;
-use karsinta_harness::revision::{self, BuildCache, BuildError, BuildSettings, Checkout};
+use karsinta_harness::players::build::{self, BuildCache, BuildError, BuildSettings, Checkout};
+use karsinta_harness::run::gate::InconclusivePolicy;
 
 mod common;
 use common::{skip, summary_json, FAKE, KARSINTA};
@@ -117,9 +117,9 @@ fn builds_are_cached_by_commit_and_unfinished_ones_redone() {
     assert_eq!(builds_logged(&cache), 2);
     let s = c.settings();
     let sig_new =
-        revision::run_bench(&b.binary, &s.bench_args, Some(&b.dir), s.bench_timeout).unwrap();
+        build::run_bench(&b.binary, &s.bench_args, Some(&b.dir), s.bench_timeout).unwrap();
     let sig_old =
-        revision::run_bench(&old.binary, &s.bench_args, Some(&old.dir), s.bench_timeout).unwrap();
+        build::run_bench(&old.binary, &s.bench_args, Some(&old.dir), s.bench_timeout).unwrap();
     assert_eq!((sig_new.nodes, sig_new.nps), (2000, 777));
     assert_eq!(sig_old.nodes, 1000);
 
@@ -235,10 +235,10 @@ fn shipped_ab_and_gate_configs_are_complete() {
     for name in ["ab.yaml", "gate.yaml"] {
         let path = dir.join(name);
         let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
-        let raw: revision::RawBuild = cfg.section("build").unwrap().expect("a build: block");
+        let raw: build::RawBuild = cfg.section("build").unwrap().expect("a build: block");
         let s = BuildSettings::from_raw(&raw, &dir).unwrap();
-        assert_eq!(s.command, revision::DEFAULT_BUILD_COMMAND, "{name}");
-        assert_eq!(s.binary, PathBuf::from(revision::DEFAULT_BINARY), "{name}");
+        assert_eq!(s.command, build::DEFAULT_BUILD_COMMAND, "{name}");
+        assert_eq!(s.binary, PathBuf::from(build::DEFAULT_BINARY), "{name}");
         assert!(cfg.sprt.is_some() && cfg.openings.is_some(), "{name}");
         assert_eq!(
             cfg.engines.len(),
@@ -251,7 +251,7 @@ fn shipped_ab_and_gate_configs_are_complete() {
     assert_eq!(sprt.elo1, 0.0, "a non-regression test");
     assert!(sprt.elo0 < 0.0);
     assert_eq!(
-        gate.section::<karsinta_harness::gate::RawGate>("gate")
+        gate.section::<karsinta_harness::run::gate::RawGate>("gate")
             .unwrap()
             .and_then(|g| g.inconclusive),
         Some(InconclusivePolicy::Pass)
@@ -259,7 +259,7 @@ fn shipped_ab_and_gate_configs_are_complete() {
     // Builds go into git worktrees, as the default is.
     for name in ["ab.yaml", "gate.yaml"] {
         let cfg = MatchConfig::load(&dir.join(name), &Overrides::default()).unwrap();
-        let raw: revision::RawBuild = cfg.section("build").unwrap().unwrap();
+        let raw: build::RawBuild = cfg.section("build").unwrap().unwrap();
         let s = BuildSettings::from_raw(&raw, &dir).unwrap();
         assert_eq!(s.checkout, Checkout::Worktree, "{name}");
     }

@@ -35,7 +35,7 @@ fn ok(out: &Output) -> String {
 fn games(run: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(run.join("games.pgn")).unwrap();
     // Pairs are written as they finish, which concurrency varies: sorted.
-    let mut games: Vec<String> = karsinta_harness::pgn::split_games(&text)
+    let mut games: Vec<String> = karsinta_harness::formats::pgn_write::split_games(&text)
         .into_iter()
         .map(normalized)
         .collect();

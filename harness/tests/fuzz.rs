@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
+use karsinta_harness::formats::pgn_write;
 use karsinta_harness::openings::{parse_openings, LoadOptions, OpeningFormat};
-use karsinta_harness::pgn;
 use karsinta_harness::tune::texel::extract::{ExtractReport, SkipKind};
 use karsinta_harness::tune::texel::run::load_all;
 use karsinta_harness::tune::texel::{extract, ExtractOptions};
@@ -77,9 +77,9 @@ fn read_all_ways(text: &[u8]) {
         }
     }
     let as_text = String::from_utf8_lossy(text);
-    for game in pgn::split_games(&as_text) {
-        let _ = pgn::tag_value(game, "Round");
-        let _ = pgn::is_complete(game);
+    for game in pgn_write::split_games(&as_text) {
+        let _ = pgn_write::tag_value(game, "Round");
+        let _ = pgn_write::is_complete(game);
     }
 }
 

@@ -10,8 +10,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::ledger::Ledger;
-use karsinta_harness::tournament::{run_match, RunOptions};
+use karsinta_harness::run::ledger::Ledger;
+use karsinta_harness::run::{run_match, RunOptions};
 use serde_json::Value;
 
 use common::*;
@@ -477,10 +477,10 @@ fn sigint_kills_engines_and_leaves_an_exact_record() {
     // The PGN holds exactly the ledger's pairs, both games of each.
     let text = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert_eq!(replay_pgn(&text).len() as u64, 2 * n);
-    let mut rounds: Vec<String> = karsinta_harness::pgn::split_games(&text)
+    let mut rounds: Vec<String> = karsinta_harness::formats::pgn_write::split_games(&text)
         .into_iter()
         .map(|g| {
-            karsinta_harness::pgn::tag_value(g, "Round")
+            karsinta_harness::formats::pgn_write::tag_value(g, "Round")
                 .unwrap()
                 .to_string()
         })

@@ -406,8 +406,8 @@ fn formats_and_orders_deserialize_lowercase() {
 }
 
 mod generate {
+    use karsinta_harness::openings::generate::{generate, write_epd, GenerateConfig};
     use karsinta_harness::openings::{load_openings, Opening};
-    use karsinta_harness::openings_gen::{generate, write_epd, GenerateConfig};
 
     fn small_config() -> GenerateConfig {
         GenerateConfig {

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use karsinta_harness::runner::Ended;
+use karsinta_harness::play::pairs::Ended;
 use karsinta_harness::tune::spsa::output;
 use karsinta_harness::tune::spsa::session::Session;
 

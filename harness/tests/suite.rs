@@ -9,10 +9,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{FAKE, KARSINTA};
-use karsinta_harness::players::MoveLimit;
-use karsinta_harness::suite::{
+use karsinta_harness::play::suite::{
     engine_spec, parse_suite, run_suite, PositionResult, SuiteError, SuiteSettings,
 };
+use karsinta_harness::players::MoveLimit;
 use serde_json::Value;
 
 /// Easy positions with known answers: two mates in 1, a mate in 2 with two

@@ -13,13 +13,13 @@ use std::sync::Arc;
 
 use common::{fake_config, summary_json, FAKE, KARSINTA};
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::game::GameRecord;
 use karsinta_harness::openings::Opening;
-use karsinta_harness::players::{PlayerKind, PlayerSpec};
-use karsinta_harness::runner::{
+use karsinta_harness::play::game::GameRecord;
+use karsinta_harness::play::pairs::{
     play_pairs, ConcurrencyError, Ended, Flow, PairJob, PlayOptions, PlayerFactory, RunnerError,
 };
-use karsinta_harness::tournament::{claim_new_run_dir, run_match, RunOptions};
+use karsinta_harness::players::{PlayerKind, PlayerSpec};
+use karsinta_harness::run::{claim_new_run_dir, run_match, RunOptions};
 
 fn karsinta(args: &[&str], dir: &Path) -> Output {
     Command::new(KARSINTA)
@@ -965,14 +965,14 @@ fn an_engine_that_never_gets_ready_is_a_setup_error() {
         let cfg = common::fake_config(dir.path(), args, "");
         let cfg = karsinta_harness::config::MatchConfig::load(&cfg, &Overrides::default()).unwrap();
         let out = dir.path().join("run");
-        let opts = karsinta_harness::tournament::RunOptions {
+        let opts = karsinta_harness::run::RunOptions {
             out_dir: out.clone(),
             quiet: true,
             ..Default::default()
         };
-        let err = karsinta_harness::tournament::run_match(&cfg, &opts).unwrap_err();
+        let err = karsinta_harness::run::run_match(&cfg, &opts).unwrap_err();
         assert!(
-            matches!(err, karsinta_harness::tournament::MatchError::Setup { .. }),
+            matches!(err, karsinta_harness::run::MatchError::Setup { .. }),
             "{args:?}: {err}"
         );
         assert!(err.is_setup());

@@ -460,7 +460,8 @@ pub fn members(workspace: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every crate root of a member: `src/lib.rs`, `src/main.rs`, `src/bin/*.rs`.
+/// Every crate root of a member: `src/lib.rs`, `src/main.rs`, `src/bin/*.rs`
+/// and `src/bin/*/main.rs`.
 pub fn crate_roots(member: &Path) -> Vec<PathBuf> {
     let src = member.join("src");
     let mut out: Vec<PathBuf> = ["lib.rs", "main.rs"]
@@ -473,7 +474,8 @@ pub fn crate_roots(member: &Path) -> Vec<PathBuf> {
         .flatten()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| if p.is_dir() { p.join("main.rs") } else { p })
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "rs"))
         .collect();
     bins.sort();
     out.extend(bins);

@@ -7,10 +7,10 @@ use std::ops::Range;
 use std::path::Path;
 
 use karsinta_harness::config::MatchConfig;
-use karsinta_harness::pgn::{self, MatchTags};
-use karsinta_harness::runner::{FinishedPair, PairJob};
+use karsinta_harness::formats::pgn_write::{self, MatchTags};
+use karsinta_harness::play::pairs::{FinishedPair, PairJob};
+use karsinta_harness::run::{round_tag, MatchPlan};
 use karsinta_harness::stats::{Pentanomial, SprtDecision};
-use karsinta_harness::tournament::{round_tag, MatchPlan};
 use postgres::Transaction;
 
 use crate::db::{Db, DbError};
@@ -93,7 +93,7 @@ impl MatchTest {
         };
         let mut text = String::new();
         for (i, g) in fp.games.iter().enumerate() {
-            pgn::write_game(&mut text, g, &round_tag(fp.job.pair, i), &tags);
+            pgn_write::write_game(&mut text, g, &round_tag(fp.job.pair, i), &tags);
         }
         PairResult {
             entry: self.plan.entry(fp),

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use karsinta_harness::config::{MatchConfig, RawConfig};
 use karsinta_harness::openings::Opening;
-use karsinta_harness::runner::{FinishedPair, PairJob};
+use karsinta_harness::play::pairs::{FinishedPair, PairJob};
 use karsinta_harness::tune::spsa::driver::{self, Counts, SpsaState};
 use karsinta_harness::tune::spsa::schedule::Schedule;
 use karsinta_harness::tune::spsa::session;

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::runner::{FinishedPair, PairJob};
+use karsinta_harness::play::pairs::{FinishedPair, PairJob};
 use karsinta_harness::stats::SprtDecision;
 use postgres::Transaction;
 

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use karsinta_harness::ledger::PairEntry;
+use karsinta_harness::run::ledger::PairEntry;
 use postgres::{Client, Transaction};
 
 use crate::db::DbError;

@@ -7,7 +7,8 @@
 //! prefix, in pair order, up to the pair where the SPRT decided. Pairs
 //! played beyond that stay in the database and in the per-worker figures.
 
-use karsinta_harness::summary::{RunStatus, Summary, Tally};
+use karsinta_harness::report::summary::Summary;
+use karsinta_harness::run::tally::{RunStatus, Tally};
 use karsinta_harness::tune::spsa::driver::SpsaState;
 use postgres::Client;
 
@@ -91,7 +92,7 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
     }
     let kind = MatchTest::of(&test)?;
     let cfg = &kind.cfg;
-    let pairings = karsinta_harness::tally::pairings(cfg.tournament, cfg.engines.len());
+    let pairings = karsinta_harness::run::pairings(cfg.tournament, cfg.engines.len());
     let mut tally = Tally::new(pairings, cfg.sprt);
     for (e, _, _) in stored_pairs(c, test.id, test.counted_pairs())? {
         tally.add(&e);

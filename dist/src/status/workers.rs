@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use karsinta_harness::game::Termination;
-use karsinta_harness::ledger::PairEntry;
+use karsinta_harness::play::game::Termination;
+use karsinta_harness::run::ledger::PairEntry;
 use postgres::Client;
 
 use crate::db::DbError;

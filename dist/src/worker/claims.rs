@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use karsinta_harness::runner::PairJob;
+use karsinta_harness::play::pairs::PairJob;
 
 use crate::db::Db;
 use crate::kinds::TestKind;

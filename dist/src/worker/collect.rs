@@ -4,8 +4,8 @@
 
 use std::sync::atomic::Ordering;
 
-use karsinta_harness::pgn::UtcTime;
-use karsinta_harness::runner::{FinishedPair, Flow};
+use karsinta_harness::formats::pgn_write::UtcTime;
+use karsinta_harness::play::pairs::{FinishedPair, Flow};
 
 use crate::db::{Db, DbError};
 use crate::kinds::TestKind;

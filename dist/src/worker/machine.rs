@@ -2,7 +2,7 @@
 //! its engines' signatures, which must equal those the test recorded (the
 //! same games), their bench speed, and how many games at once it runs.
 
-use karsinta_harness::runner::check_concurrency;
+use karsinta_harness::play::pairs::check_concurrency;
 
 use crate::kinds::TestKind;
 use crate::queue::catalog::TestRow;

@@ -1,5 +1,5 @@
 //! A fleet worker: a process that claims batches of a test, plays them
-//! with the harness's pair runner ([`karsinta_harness::runner::play_pairs`])
+//! with the harness's pair runner ([`karsinta_harness::play::pairs::play_pairs`])
 //! and completes them. The user's scheduler starts as many as it likes, on
 //! any machine; they meet only in the database.
 //!

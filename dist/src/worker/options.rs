@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use karsinta_harness::runner::PlayerFactory;
+use karsinta_harness::play::pairs::PlayerFactory;
 use thiserror::Error;
 
 use crate::db::DbError;

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use karsinta_harness::runner::{play_pairs, Ended, PlayOptions, RunnerError};
+use karsinta_harness::play::pairs::{play_pairs, Ended, PlayOptions, RunnerError};
 
 use crate::db::{Db, DbError};
 use crate::kinds::TestKind;

@@ -33,7 +33,7 @@ pub fn param_error_text(e: &ParamError, options: bool) -> String {
     if options {
         known.extend(["Hash".to_string(), "Threads".to_string()]);
     }
-    match super::closest_name(name, &known) {
+    match super::names::closest_name(name, &known) {
         Some(close) => format!("{e}; did you mean '{close}'?"),
         None => e.to_string(),
     }

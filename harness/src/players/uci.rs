@@ -37,7 +37,7 @@ impl UciPlayer {
     /// A player for `spec`; nothing is started until [`Player::new_game`].
     pub fn new(spec: PlayerSpec) -> Self {
         UciPlayer {
-            tag: super::instance_tag(&spec.name),
+            tag: super::names::instance_tag(&spec.name),
             spec,
             process: None,
             id_name: None,
@@ -171,7 +171,7 @@ fn unknown_option_message(
         Some(id) if id != engine => format!("engine '{engine}' ({id})"),
         _ => format!("engine '{engine}'"),
     };
-    let hint = match super::closest_name(option, advertised) {
+    let hint = match super::names::closest_name(option, advertised) {
         Some(close) => format!("; did you mean '{close}'?"),
         None if advertised.is_empty() => "; it advertises no options".to_string(),
         None => format!("; it has: {}", advertised.join(", ")),

@@ -46,10 +46,10 @@ use shakmaty::{
     Position as _, Square,
 };
 
+use super::player::fmt_secs;
 use super::process::{EngineProcess, ReadError};
 use super::uci::{is_null_move, no_move, normalize_move, truncate, InfoSummary};
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
-use crate::timecontrol::fmt_secs;
 
 /// How long an engine may stay silent before we take it for protocol 1.
 const FEATURE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -160,7 +160,7 @@ impl XboardPlayer {
     /// A player for `spec`; nothing is started until [`Player::new_game`].
     pub fn new(spec: PlayerSpec) -> Self {
         XboardPlayer {
-            tag: super::instance_tag(&spec.name),
+            tag: super::names::instance_tag(&spec.name),
             spec,
             process: None,
             features: Features::default(),
@@ -713,7 +713,7 @@ fn write_option(out: &mut String, f: &Features, name: &str, value: &str) -> Resu
         return Err(match command {
             "memory" => "option `memory` needs `feature memory=1`, not announced".to_string(),
             "cores" => "option `cores` needs `feature smp=1`, not announced".to_string(),
-            _ => match super::closest_name(name, &f.options) {
+            _ => match super::names::closest_name(name, &f.options) {
                 Some(close) => {
                     format!("the engine announces no option `{name}`; did you mean `{close}`?")
                 }

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::pgn;
-use karsinta_harness::tournament::{run_match, RunOptions};
+use karsinta_harness::formats::pgn_write;
+use karsinta_harness::run::{run_match, RunOptions};
 use serde_json::Value;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Position};
@@ -66,7 +66,7 @@ pub fn run(
     cfg_path: &Path,
     out: &Path,
     overrides: &Overrides,
-) -> karsinta_harness::summary::Summary {
+) -> karsinta_harness::report::summary::Summary {
     let cfg = MatchConfig::load(cfg_path, overrides).unwrap();
     let opts = RunOptions {
         out_dir: out.to_path_buf(),
@@ -85,8 +85,8 @@ pub fn summary_json(out: &Path) -> Value {
 /// tags agree with the moves.
 pub fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
-    for game in pgn::split_games(text) {
-        let mut pos: Chess = match pgn::tag_value(game, "FEN") {
+    for game in pgn_write::split_games(text) {
+        let mut pos: Chess = match pgn_write::tag_value(game, "FEN") {
             Some(f) => f
                 .parse::<shakmaty::fen::Fen>()
                 .unwrap()
@@ -131,9 +131,9 @@ pub fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
             pos.play_unchecked(m);
             plies += 1;
         }
-        assert_eq!(pgn::tag_value(game, "Result"), Some(*result));
+        assert_eq!(pgn_write::tag_value(game, "Result"), Some(*result));
         assert_eq!(
-            pgn::tag_value(game, "PlyCount"),
+            pgn_write::tag_value(game, "PlyCount"),
             Some(plies.to_string().as_str())
         );
         if pos.is_checkmate() {
@@ -149,7 +149,9 @@ pub fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
         }
         out.push((
             result.to_string(),
-            pgn::tag_value(game, "Termination").unwrap().to_string(),
+            pgn_write::tag_value(game, "Termination")
+                .unwrap()
+                .to_string(),
             last_comment,
         ));
     }

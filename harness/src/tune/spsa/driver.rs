@@ -22,13 +22,13 @@ use serde::{Deserialize, Serialize};
 
 use super::schedule::{perturb, update, ParamDef, Perturbation, Schedule};
 use super::setup::SpsaSetup;
-use crate::game::{GameResult, GameSettings, Termination};
-use crate::ledger::PairEntry;
 use crate::openings::Opening;
-use crate::players::PlayerSpec;
-use crate::runner::{
+use crate::play::game::{GameResult, GameSettings, Termination};
+use crate::play::pairs::{
     play_pairs, Ended, FinishedPair, Flow, PairJob, PairOptions, PlayOptions, RunnerError,
 };
+use crate::players::PlayerSpec;
+use crate::run::ledger::PairEntry;
 
 /// Version of [`SpsaState`]'s format.
 pub const STATE_VERSION: u32 = 1;

@@ -15,8 +15,8 @@ use super::output;
 use super::setup::{self, RawSpsa, SpsaSetup};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawConfig, RawSprt};
 use crate::openings::{self, Opening};
+use crate::play::pairs::{Ended, PlayOptions, RunnerError};
 use crate::players::PlayerKind;
-use crate::runner::{Ended, PlayOptions, RunnerError};
 use crate::stats::EloModel;
 
 /// The run's copy of its config (absolute paths, the chosen seed).
@@ -124,7 +124,7 @@ pub fn load_config_text(
     }
     own.games = raw.games;
     // Before a run folder is written; the runner checks again as it plays.
-    crate::runner::check_concurrency(&cfg.engines, &cfg.settings.tc, cfg.concurrency)
+    crate::play::pairs::check_concurrency(&cfg.engines, &cfg.settings.tc, cfg.concurrency)
         .map_err(RunnerError::<std::io::Error>::Concurrency)?;
     Ok((cfg, setup, own))
 }

@@ -1,7 +1,7 @@
 //! Texel tuning: evaluation weights fitted to game results.
 //!
 //! The loop: PGN games -> quiet positions -> sparse traces
-//! ([`extract`], `karsinta tune texel-data`) -> a binary dataset
+//! ([`mod@extract`], `karsinta tune texel-data`) -> a binary dataset
 //! ([`dataset`]) -> K fit and full-batch Adam/AdaGrad on the MSE of
 //! `sigmoid(K * eval)` against the result ([`tuner`]) -> a run folder with
 //! the tuned weights as a parameter file and an optional SPRT verification

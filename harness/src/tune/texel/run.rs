@@ -23,8 +23,8 @@ use super::dataset::{view_of, Dataset, DatasetError, Positions};
 use super::plot::write_loss_svg;
 use super::tuner::{fit_k, loss, loss_and_gradient, Bounds, TunerState};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawConfig, RawEngine, RawKind};
-use crate::summary::Summary;
-use crate::tournament::{run_match, MatchError};
+use crate::report::summary::Summary;
+use crate::run::{run_match, MatchError};
 
 /// How to run.
 #[derive(Clone, Default)]
@@ -496,7 +496,7 @@ fn verify_match(
     let mc = verify_match_config(cfg, v, tuned)?;
     let out_dir = dir.join("verify");
     let resume = std::fs::metadata(out_dir.join("ledger.jsonl")).is_ok_and(|m| m.len() > 0);
-    let ro = crate::tournament::RunOptions {
+    let ro = crate::run::RunOptions {
         out_dir,
         resume,
         quiet: opts.quiet,

@@ -1,0 +1,1105 @@
+//! fastchess / cutechess-cli command lines: translates `-engine cmd=... -each
+//! tc=... -rounds N ...` into the [`RawConfig`] a YAML file would give, so
+//! such a line runs on the same runner and fills the same run folder.
+//!
+//! Where the two tools differ, fastchess's meaning is taken (`-repeat` is
+//! `-games 2`, `-sprt` defaults to the normalized model, `-openings start=`
+//! counts from 1). A flag Karsinta cannot honour with the same meaning is
+//! refused with the reason, never reinterpreted; an unknown flag or key is
+//! refused with the nearest supported one. Flags that only shape fastchess's
+//! own output (`-ratinginterval`, `-log`, ...) are accepted and reported as
+//! ignored. Relies on [`crate::config`] for everything after translation.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::config::{
+    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, TournamentKind,
+};
+use crate::openings::{OpeningFormat, OpeningOrder};
+use crate::play::clock::TimeControl;
+use crate::play::game::{DrawAdjudication, ResignAdjudication};
+use crate::stats::EloModel;
+
+/// A command line that cannot be translated. Each names the flag.
+#[derive(Debug, Error, PartialEq)]
+pub enum FlagError {
+    #[error(
+        "{flag}: unknown flag (nearest supported: {nearest}; `karsinta match -help` lists them)"
+    )]
+    Unknown { flag: String, nearest: String },
+    #[error("{flag}: not supported: {reason}")]
+    Unsupported { flag: String, reason: String },
+    #[error("{flag} {key}: unknown key (nearest supported: {nearest})")]
+    UnknownKey {
+        flag: String,
+        key: String,
+        nearest: String,
+    },
+    #[error("{flag}: {message}")]
+    Invalid { flag: String, message: String },
+}
+
+fn invalid(flag: &str, message: impl Into<String>) -> FlagError {
+    FlagError::Invalid {
+        flag: flag.to_string(),
+        message: message.into(),
+    }
+}
+
+fn unsupported(flag: &str, reason: impl Into<String>) -> FlagError {
+    FlagError::Unsupported {
+        flag: flag.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// The result of a translation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Translation {
+    /// The config, with paths absolute (taken from the current directory).
+    pub config: RawConfig,
+    /// `-pgnout`: where the run's `games.pgn` is also written at the end.
+    pub pgnout: Option<PgnOut>,
+    /// Karsinta's own flags given on the same line.
+    pub out: Option<PathBuf>,
+    pub quiet: bool,
+    pub json: bool,
+    pub json_lines: bool,
+    pub print_config: bool,
+    /// `-help`: print [`HELP`] and stop.
+    pub help: bool,
+    /// Accepted flags that change nothing here, with why (for stderr).
+    pub notes: Vec<String>,
+}
+
+/// `-pgnout file=NAME [append=true|false]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgnOut {
+    pub path: PathBuf,
+    pub append: bool,
+}
+
+/// Flags of fastchess and cutechess-cli that this module translates.
+const SUPPORTED: &[&str] = &[
+    "-engine",
+    "-each",
+    "-openings",
+    "-rounds",
+    "-games",
+    "-repeat",
+    "-concurrency",
+    "-force-concurrency",
+    "-sprt",
+    "-draw",
+    "-resign",
+    "-maxmoves",
+    "-pgnout",
+    "-recover",
+    "-srand",
+    "-seed",
+    "-randomseed",
+    "-event",
+    "-tournament",
+    "-seeds",
+    "-variant",
+    "-startup-ms",
+    "-ratinginterval",
+    "-scoreinterval",
+    "-autosaveinterval",
+    "-output",
+    "-report",
+    "-resultformat",
+    "-log",
+    "-debug",
+    "-site",
+    "-wait",
+    "-use-affinity",
+    "-show-latency",
+    "-help",
+];
+
+/// Flags of those tools that Karsinta refuses, and why.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "-noswap",
+        "Karsinta always plays each opening with both colours",
+    ),
+    (
+        "-reverse",
+        "Karsinta always plays each opening with both colours",
+    ),
+    ("-tb", "no tablebase adjudication"),
+    ("-tbpieces", "no tablebase adjudication"),
+    ("-tbignore50", "no tablebase adjudication"),
+    ("-tbadjudicate", "no tablebase adjudication"),
+    (
+        "-config",
+        "fastchess's JSON state; continue a Karsinta run with `karsinta match --resume RUN`",
+    ),
+    ("-quick", "give -engine, -each tc= and -rounds"),
+    ("-epdout", "the run folder's games.pgn holds every game"),
+    ("-testEnv", "no OpenBench/fishtest worker mode"),
+    (
+        "-pgnin",
+        "give the openings with -openings file=... format=pgn",
+    ),
+    ("-bookmode", "no opening books (give -openings)"),
+    ("-crc32", "no PGN checksum"),
+    ("-check-mate-pvs", "PVs are not checked"),
+    (
+        "-ucinewgame-ms",
+        "every command has the engine's init timeout or the move watchdog",
+    ),
+    (
+        "-ping-ms",
+        "every command has the engine's init timeout or the move watchdog",
+    ),
+    ("-sample", "no position sampling"),
+];
+
+/// Accepted flags that only shape the other tools' output or logging.
+const IGNORED: &[(&str, &str)] = &[
+    (
+        "-ratinginterval",
+        "the progress line updates after every pair",
+    ),
+    (
+        "-scoreinterval",
+        "the progress line updates after every pair",
+    ),
+    (
+        "-autosaveinterval",
+        "every pair is saved to the ledger as it finishes",
+    ),
+    ("-output", "Karsinta prints its own result block"),
+    ("-report", "Karsinta always reports pentanomial counts"),
+    ("-resultformat", "Karsinta prints its own result block"),
+    ("-log", "each engine's stderr is logged in the run folder"),
+    ("-debug", "each engine's stderr is logged in the run folder"),
+    ("-site", "the PGN Site tag is karsinta"),
+    ("-wait", "games start as soon as a slot is free"),
+    ("-use-affinity", "engines are not pinned to cores"),
+    ("-show-latency", "latency is not reported"),
+    ("-force-concurrency", "Karsinta does not cap -concurrency"),
+    (
+        "-recover",
+        "Karsinta always restarts a failed engine and goes on",
+    ),
+    (
+        "-randomseed",
+        "without -srand the seed is random (and recorded in config.yaml)",
+    ),
+];
+
+/// Keys of `-engine` / `-each`.
+const ENGINE_KEYS: &[&str] = &[
+    "cmd",
+    "name",
+    "args",
+    "arg",
+    "option.NAME",
+    "proto",
+    "dir",
+    "tc",
+    "st",
+    "nodes",
+    "depth",
+    "plies",
+    "timemargin",
+    "restart",
+    "stderr",
+];
+
+/// One-screen list of what is understood, for `-help`.
+pub const HELP: &str = "\
+karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning where they differ):
+  -engine cmd=PATH name=NAME proto=uci|xboard|inprocess args=\"A B\" arg=A dir=DIR option.NAME=VALUE
+  -each   (engine keys for every engine) tc=[MOVES/]TIME[+INC] | st=SEC | nodes=N | depth=N | plies=N
+          timemargin=MS
+  -openings file=FILE format=epd|pgn order=sequential|random plies=N start=N (from 1)
+  -rounds N   -games 2   -repeat   -concurrency N   -srand SEED (or -seed)   -event NAME
+  -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic
+  -draw movenumber=N movecount=N score=CP   -resign movecount=N score=CP twosided=true|false
+  -maxmoves N   -pgnout file=FILE [append=false]   -tournament roundrobin|gauntlet   -startup-ms MS
+  Accepted and ignored: -recover -ratinginterval -scoreinterval -autosaveinterval -output -report
+  -resultformat -log -debug -site -wait -use-affinity -show-latency -force-concurrency -randomseed
+Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
+proto=inprocess runs the bundled engine in-process; its option.NAME are Hash, Threads and its parameters.
+";
+
+/// Does this argument list use fastchess-style flags (a single dash and a
+/// word, as `-engine`)? `-j` and `-q`, Karsinta's short flags, do not count.
+pub fn is_fastchess_style(args: &[String]) -> bool {
+    args.iter().any(|a| is_flag(a) && a.len() > 2)
+}
+
+/// `-word`: a flag; `--word`, `-5` and `-` are not.
+fn is_flag(a: &str) -> bool {
+    let mut c = a.chars();
+    c.next() == Some('-') && c.next().is_some_and(|c| c.is_ascii_alphabetic())
+}
+
+/// Edit distance, for "nearest supported".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .min_by_key(|c| distance(&lower, &c.to_ascii_lowercase()))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A flag and the values that follow it.
+struct Group<'a> {
+    flag: &'a str,
+    values: Vec<&'a str>,
+}
+
+impl Group<'_> {
+    fn none(&self) -> Result<(), FlagError> {
+        match self.values.first() {
+            None => Ok(()),
+            Some(v) => Err(invalid(self.flag, format!("takes no value, got '{v}'"))),
+        }
+    }
+
+    fn one(&self) -> Result<&str, FlagError> {
+        match self.values.as_slice() {
+            [v] => Ok(v),
+            [] => Err(invalid(self.flag, "needs a value")),
+            more => Err(invalid(
+                self.flag,
+                format!("takes one value, got {}", more.join(" ")),
+            )),
+        }
+    }
+
+    fn number<T: std::str::FromStr>(&self) -> Result<T, FlagError> {
+        let v = self.one()?;
+        v.parse()
+            .map_err(|_| invalid(self.flag, format!("'{v}' is not a valid number")))
+    }
+
+    /// `key=value` pairs, keys checked against `known` (a `PREFIX.NAME` entry
+    /// accepts any key starting with `PREFIX.`).
+    fn pairs(&self, known: &[&str]) -> Result<Vec<(String, String)>, FlagError> {
+        let mut out = Vec::new();
+        for v in &self.values {
+            let Some((k, val)) = v.split_once('=') else {
+                return Err(invalid(self.flag, format!("'{v}' is not KEY=VALUE")));
+            };
+            let ok = known.iter().any(|&n| match n.strip_suffix("NAME") {
+                Some(prefix) => k.starts_with(prefix) && k.len() > prefix.len(),
+                None => n == k,
+            });
+            if !ok {
+                return Err(FlagError::UnknownKey {
+                    flag: self.flag.to_string(),
+                    key: k.to_string(),
+                    nearest: nearest(k, known.iter().copied()),
+                });
+            }
+            out.push((k.to_string(), val.to_string()));
+        }
+        Ok(out)
+    }
+}
+
+fn split_groups(args: &[String]) -> Result<Vec<Group<'_>>, FlagError> {
+    let mut groups: Vec<Group> = Vec::new();
+    for a in args {
+        if is_flag(a) || a.starts_with("--") {
+            groups.push(Group {
+                flag: a,
+                values: Vec::new(),
+            });
+        } else if let Some(g) = groups.last_mut() {
+            g.values.push(a);
+        } else {
+            return Err(invalid(a, "a value before any flag"));
+        }
+    }
+    Ok(groups)
+}
+
+/// `path` made absolute from the current directory (paths in the
+/// translation must not depend on where a printed config is saved).
+fn absolute(path: &str) -> String {
+    let p = Path::new(path);
+    std::path::absolute(p)
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
+}
+
+fn parse_bool(flag: &str, key: &str, v: &str) -> Result<bool, FlagError> {
+    match v {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" => Ok(false),
+        _ => Err(invalid(flag, format!("{key}={v}: expected true or false"))),
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(flag: &str, key: &str, v: &str) -> Result<T, FlagError> {
+    v.parse()
+        .map_err(|_| invalid(flag, format!("{key}={v}: not a valid number")))
+}
+
+/// cutechess / fastchess `tc=[MOVES/]TIME[+INC]` with TIME in seconds or
+/// `MINUTES:SECONDS`, `MOVES` 0 meaning the whole game; `inf` = no clock.
+/// Returns Karsinta's text form, or `None` for `inf`.
+fn clock_tc(flag: &str, text: &str) -> Result<Option<String>, FlagError> {
+    if matches!(text, "inf" | "infinite") {
+        return Ok(None);
+    }
+    let bad = |why: &str| invalid(flag, format!("tc={text}: {why}"));
+    let (moves, rest) = match text.split_once('/') {
+        Some((m, r)) => (
+            m.parse::<u32>()
+                .map_err(|_| bad("moves per period must be a whole number"))?,
+            r,
+        ),
+        None => (0, text),
+    };
+    let (time, inc) = rest.split_once('+').unwrap_or((rest, "0"));
+    let secs = |t: &str| -> Result<f64, FlagError> {
+        let v = match t.split_once(':') {
+            Some((m, s)) => {
+                let m: f64 = m.parse().map_err(|_| bad("minutes must be a number"))?;
+                let s: f64 = s.parse().map_err(|_| bad("seconds must be a number"))?;
+                m * 60.0 + s
+            }
+            None => t
+                .parse()
+                .map_err(|_| bad("time must be a number of seconds"))?,
+        };
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(bad("times must not be negative"))
+        }
+    };
+    let (base, inc) = (secs(time)?, secs(inc)?);
+    let text = if moves > 0 {
+        format!("{moves}/{base}+{inc}")
+    } else {
+        format!("{base}+{inc}")
+    };
+    let tc: TimeControl = text
+        .parse()
+        .map_err(|e: crate::play::clock::TimeControlError| invalid(flag, e.reason))?;
+    Ok(Some(tc.to_string()))
+}
+
+/// An engine's keys, `-each` first, then its own `-engine` keys on top.
+#[derive(Default)]
+struct EngineKeys {
+    keys: Vec<(String, String)>,
+}
+
+/// Per-engine keys that Karsinta holds once for the whole run.
+const RUN_KEYS: &[&str] = &["tc", "st", "nodes", "depth", "plies", "timemargin"];
+
+/// Translate a fastchess / cutechess-cli argument list (without the
+/// program name and `match`).
+pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
+    let groups = split_groups(args)?;
+    let mut t = Translation::default();
+    let mut raw = RawConfig::default();
+    let mut each: Vec<(String, String)> = Vec::new();
+    let mut engines: Vec<EngineKeys> = Vec::new();
+    let mut rounds: Option<u64> = None;
+    let mut games: Option<u64> = None;
+    let mut repeat = false;
+    let mut sprt: Option<RawSprt> = None;
+    let mut adjudication = RawAdjudication::default();
+    let mut tournament: Option<TournamentKind> = None;
+    let mut init_timeout_ms: Option<u64> = None;
+
+    for g in &groups {
+        let f = g.flag;
+        if let Some(&(_, why)) = IGNORED.iter().find(|(n, _)| *n == f) {
+            t.notes.push(format!("{f}: ignored: {why}"));
+            continue;
+        }
+        if let Some(&(_, why)) = REFUSED.iter().find(|(n, _)| *n == f) {
+            return Err(unsupported(f, why));
+        }
+        match f {
+            "--out" => t.out = Some(PathBuf::from(g.one()?)),
+            "--quiet" | "-q" => {
+                g.none()?;
+                t.quiet = true
+            }
+            "--json" => {
+                g.none()?;
+                t.json = true
+            }
+            "--json-lines" => {
+                g.none()?;
+                t.json_lines = true
+            }
+            "--print-config" => {
+                g.none()?;
+                t.print_config = true
+            }
+            "-help" | "--help" | "-h" => t.help = true,
+            f if f.starts_with("--") => {
+                return Err(invalid(
+                    f,
+                    "with fastchess-style flags Karsinta takes only --out, --quiet, --json, --json-lines and --print-config",
+                ))
+            }
+            "-engine" => engines.push(EngineKeys {
+                keys: g.pairs(ENGINE_KEYS)?,
+            }),
+            "-each" => each.extend(g.pairs(ENGINE_KEYS)?),
+            "-openings" => {
+                let mut o = RawOpenings {
+                    file: String::new(),
+                    format: None,
+                    plies: None,
+                    order: None,
+                    start: None,
+                    checksum: None,
+                    entries: None,
+                };
+                for (k, v) in g.pairs(&["file", "format", "order", "plies", "start", "policy"])? {
+                    match k.as_str() {
+                        "file" => o.file = absolute(&v),
+                        "format" => {
+                            o.format = Some(match v.as_str() {
+                                "epd" => OpeningFormat::Epd,
+                                "pgn" => OpeningFormat::Pgn,
+                                _ => return Err(invalid(f, format!("format={v}: epd or pgn"))),
+                            })
+                        }
+                        "order" => {
+                            o.order = Some(match v.as_str() {
+                                "sequential" => OpeningOrder::Sequential,
+                                "random" => OpeningOrder::Random,
+                                _ => {
+                                    return Err(invalid(
+                                        f,
+                                        format!("order={v}: sequential or random"),
+                                    ))
+                                }
+                            })
+                        }
+                        "plies" => o.plies = Some(parse_num(f, &k, &v)?),
+                        "start" => {
+                            let s: usize = parse_num(f, &k, &v)?;
+                            if s == 0 {
+                                return Err(invalid(f, "start=0: openings count from 1"));
+                            }
+                            o.start = Some(s - 1);
+                        }
+                        _ if v == "default" => {}
+                        _ => {
+                            return Err(unsupported(
+                                f,
+                                format!("policy={v}: every game pair takes the next opening (policy=default)"),
+                            ))
+                        }
+                    }
+                }
+                if o.file.is_empty() {
+                    return Err(invalid(f, "needs file=FILE"));
+                }
+                raw.openings = Some(o);
+            }
+            "-rounds" => rounds = Some(g.number()?),
+            "-games" => games = Some(g.number()?),
+            "-repeat" => {
+                if let Some(v) = g.values.first() {
+                    if *v != "2" || g.values.len() > 1 {
+                        return Err(unsupported(
+                            f,
+                            format!("-repeat {}: Karsinta plays each opening exactly twice, colours swapped (-repeat or -repeat 2)", g.values.join(" ")),
+                        ));
+                    }
+                }
+                repeat = true;
+            }
+            "-concurrency" => raw.concurrency = Some(g.number()?),
+            "-srand" | "-seed" => raw.seed = Some(g.number()?),
+            "-event" => raw.name = Some(g.values.join(" ")),
+            "-startup-ms" => init_timeout_ms = Some(g.number()?),
+            "-maxmoves" => adjudication.max_moves = Some(g.number()?),
+            "-tournament" => {
+                tournament = Some(match g.one()? {
+                    "roundrobin" | "round-robin" | "round_robin" => TournamentKind::RoundRobin,
+                    "gauntlet" => TournamentKind::Gauntlet,
+                    v => {
+                        return Err(unsupported(
+                            f,
+                            format!("'{v}': roundrobin or gauntlet (knockout and others are not offered)"),
+                        ))
+                    }
+                })
+            }
+            "-seeds" => {
+                if g.number::<u32>()? != 1 {
+                    return Err(unsupported(f, "a gauntlet has one seed, the first engine"));
+                }
+            }
+            "-variant" => {
+                if g.one()? != "standard" {
+                    return Err(unsupported(f, "only standard chess"));
+                }
+            }
+            "-sprt" => {
+                let mut s = RawSprt {
+                    elo0: f64::NAN,
+                    elo1: f64::NAN,
+                    alpha: 0.05,
+                    beta: 0.05,
+                    model: EloModel::Normalized,
+                    max_games: None,
+                };
+                for (k, v) in g.pairs(&["elo0", "elo1", "alpha", "beta", "model"])? {
+                    match k.as_str() {
+                        "elo0" => s.elo0 = parse_num(f, &k, &v)?,
+                        "elo1" => s.elo1 = parse_num(f, &k, &v)?,
+                        "alpha" => s.alpha = parse_num(f, &k, &v)?,
+                        "beta" => s.beta = parse_num(f, &k, &v)?,
+                        _ => {
+                            s.model = match v.as_str() {
+                                "normalized" => EloModel::Normalized,
+                                "logistic" => EloModel::Logistic,
+                                _ => {
+                                    return Err(unsupported(
+                                        f,
+                                        format!("model={v}: normalized or logistic (BayesElo is not offered)"),
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                }
+                if s.elo0.is_nan() || s.elo1.is_nan() {
+                    return Err(invalid(f, "needs elo0= and elo1="));
+                }
+                sprt = Some(s);
+            }
+            "-draw" => {
+                let mut d = DrawAdjudication {
+                    move_number: 0,
+                    move_count: 1,
+                    score_cp: 0,
+                };
+                for (k, v) in g.pairs(&["movenumber", "movecount", "score"])? {
+                    match k.as_str() {
+                        "movenumber" => d.move_number = parse_num(f, &k, &v)?,
+                        "movecount" => d.move_count = parse_num(f, &k, &v)?,
+                        _ => d.score_cp = parse_num(f, &k, &v)?,
+                    }
+                }
+                t.notes.push(format!(
+                    "{f}: Karsinta's draw rule counts from move {} and does not restart its count at captures and pawn moves as fastchess does",
+                    d.move_number
+                ));
+                adjudication.draw = Some(d);
+            }
+            "-resign" => {
+                let mut r = ResignAdjudication {
+                    score_cp: 0,
+                    move_count: 1,
+                    two_sided: false,
+                };
+                for (k, v) in g.pairs(&["movecount", "score", "twosided"])? {
+                    match k.as_str() {
+                        "movecount" => r.move_count = parse_num(f, &k, &v)?,
+                        "score" => r.score_cp = parse_num(f, &k, &v)?,
+                        _ => r.two_sided = parse_bool(f, &k, &v)?,
+                    }
+                }
+                adjudication.resign = Some(r);
+            }
+            "-pgnout" => {
+                let mut out = PgnOut {
+                    path: PathBuf::new(),
+                    append: true,
+                };
+                for v in &g.values {
+                    match v.split_once('=') {
+                        None if out.path.as_os_str().is_empty() => {
+                            out.path = PathBuf::from(absolute(v))
+                        }
+                        Some(("file", p)) => out.path = PathBuf::from(absolute(p)),
+                        Some(("append", b)) => out.append = parse_bool(f, "append", b)?,
+                        Some(("notation", "san")) => {}
+                        _ => {
+                            return Err(unsupported(
+                                f,
+                                format!("'{v}': Karsinta's PGN is SAN with one comment per move; only file= and append= are taken"),
+                            ))
+                        }
+                    }
+                }
+                if out.path.as_os_str().is_empty() {
+                    return Err(invalid(f, "needs file=FILE"));
+                }
+                t.pgnout = Some(out);
+            }
+            other => {
+                return Err(FlagError::Unknown {
+                    flag: other.to_string(),
+                    nearest: nearest(other, SUPPORTED.iter().copied()),
+                })
+            }
+        }
+    }
+    if t.help {
+        return Ok(t);
+    }
+
+    // Engines: -each first, each -engine's own keys on top.
+    if engines.len() < 2 {
+        return Err(invalid("-engine", "give at least two engines"));
+    }
+    let mut limits: Vec<BTreeMap<&str, String>> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for (i, e) in engines.iter().enumerate() {
+        let mut engine = RawEngine {
+            name: String::new(),
+            kind: Some(RawKind::Uci),
+            cmd: None,
+            args: Vec::new(),
+            dir: None,
+            options: BTreeMap::new(),
+            init_timeout_ms,
+            params_file: None,
+            params: None,
+        };
+        let mut mine: BTreeMap<&str, String> = BTreeMap::new();
+        for (k, v) in each.iter().chain(&e.keys) {
+            let flag = "-engine";
+            if let Some(opt) = k.strip_prefix("option.") {
+                engine
+                    .options
+                    .insert(opt.to_string(), serde_yaml::Value::String(v.clone()));
+                continue;
+            }
+            match k.as_str() {
+                "cmd" => engine.cmd = Some(v.clone()),
+                "name" => engine.name = v.clone(),
+                "args" => engine.args.extend(v.split_whitespace().map(str::to_string)),
+                "arg" => engine.args.push(v.clone()),
+                "dir" => engine.dir = Some(absolute(v)),
+                "proto" => {
+                    engine.kind = Some(match v.as_str() {
+                        "uci" => RawKind::Uci,
+                        "xboard" => RawKind::Xboard,
+                        "inprocess" => RawKind::Inprocess,
+                        _ => {
+                            return Err(unsupported(
+                                flag,
+                                format!("proto={v}: uci, xboard or inprocess"),
+                            ))
+                        }
+                    })
+                }
+                "restart" => {
+                    if parse_bool(flag, k, v)? {
+                        return Err(unsupported(
+                            flag,
+                            "restart=on: engines are restarted only after a failure",
+                        ));
+                    }
+                }
+                "stderr" => t.notes.push(format!(
+                    "{flag} stderr={v}: ignored: each engine's stderr is logged in the run folder"
+                )),
+                _ => {
+                    let key = if k == "plies" { "depth" } else { k.as_str() };
+                    let key = RUN_KEYS.iter().find(|&&r| r == key).copied().unwrap_or("");
+                    mine.insert(key, v.clone());
+                }
+            }
+        }
+        limits.push(mine);
+        match (engine.kind, &engine.cmd) {
+            (Some(RawKind::Inprocess), Some(_)) => {
+                return Err(invalid("-engine", "proto=inprocess takes no cmd="))
+            }
+            (Some(RawKind::Inprocess), None) => {}
+            (_, None) => return Err(invalid("-engine", format!("engine {} needs cmd=", i + 1))),
+            (_, Some(c)) => {
+                // A path stays a path wherever a printed config is saved;
+                // a bare name is looked up in PATH as fastchess does.
+                if c.contains('/') {
+                    engine.cmd = Some(absolute(c));
+                }
+            }
+        }
+        if engine.name.is_empty() {
+            engine.name = match &engine.cmd {
+                Some(c) => Path::new(c)
+                    .file_name()
+                    .map_or_else(|| c.clone(), |n| n.to_string_lossy().into_owned()),
+                None => "karsinta".to_string(),
+            };
+        }
+        // Unique names (cutechess-cli allows two engines of one name).
+        let base = engine.name.clone();
+        let mut n = 2;
+        while names.contains(&engine.name) {
+            engine.name = format!("{base}-{n}");
+            n += 1;
+        }
+        names.push(engine.name.clone());
+        raw.engines.push(engine);
+    }
+    // One set of limits for the whole run: every engine must have the same.
+    let mut run_keys: BTreeMap<&str, String> = BTreeMap::new();
+    for k in limits.iter().flat_map(|m| m.keys()) {
+        for (i, m) in limits.iter().enumerate() {
+            match (m.get(k), run_keys.get(k)) {
+                (None, _) => {
+                    return Err(unsupported(
+                        "-engine",
+                        format!("only some engines have {k}= (engine {} has none): every engine gets the same limits in Karsinta (use -each)", i + 1),
+                    ))
+                }
+                (Some(v), Some(w)) if v != w => {
+                    return Err(unsupported(
+                        "-engine",
+                        format!("engines have {k}={w} and {k}={v}: every engine gets the same limits in Karsinta"),
+                    ))
+                }
+                (Some(v), _) => {
+                    run_keys.insert(k, v.clone());
+                }
+            }
+        }
+    }
+    // `-each stderr=...` reaches every engine: one note is enough.
+    t.notes.dedup();
+    let get = |k: &str| run_keys.get(k).map(String::as_str);
+    let mut limits: Vec<String> = Vec::new();
+    if let Some(tc) = get("tc") {
+        if let Some(tc) = clock_tc("-each", tc)? {
+            limits.push(tc);
+        }
+    }
+    if let Some(st) = get("st") {
+        limits.push(format!("movetime={st}"));
+    }
+    if let Some(n) = get("nodes") {
+        limits.push(format!("nodes={n}"));
+    }
+    if let Some(d) = get("depth") {
+        limits.push(format!("depth={d}"));
+    }
+    raw.time_control = match limits.as_slice() {
+        [one] => one.clone(),
+        [] => {
+            return Err(invalid(
+                "-each",
+                "no time control: give tc=, st=, nodes= or depth=",
+            ))
+        }
+        more => {
+            return Err(unsupported(
+                "-each",
+                format!(
+                    "{}: Karsinta limits a move by one of tc, st, nodes or depth (use tc=inf with nodes= or depth=)",
+                    more.join(" and ")
+                ),
+            ))
+        }
+    };
+    if let Err(e) = raw.time_control.parse::<TimeControl>() {
+        return Err(invalid("-each", e.to_string()));
+    }
+    if let Some(m) = get("timemargin") {
+        raw.time_margin_ms = Some(parse_num("-each", "timemargin", m)?);
+    }
+
+    // Games: rounds of one colour-swapped pair.
+    let per_round = match (games, repeat) {
+        (None, _) | (Some(2), _) => 2,
+        (Some(1), true) => {
+            return Err(unsupported(
+                "-games",
+                "-games 1 -repeat: fastchess reads it as -games 2, cutechess-cli as one game per round; write -games 2",
+            ))
+        }
+        (Some(1), false) => {
+            return Err(unsupported(
+                "-games",
+                "-games 1: Karsinta plays every opening twice with colours swapped; use -games 2 (or -repeat)",
+            ))
+        }
+        (Some(n), _) => {
+            return Err(unsupported(
+                "-games",
+                format!("-games {n}: Karsinta plays each opening once per colour; use -rounds {} -games 2", rounds.unwrap_or(1) * n / 2),
+            ))
+        }
+    };
+    let Some(rounds) = rounds else {
+        return Err(invalid("-rounds", "missing: how many rounds (game pairs)?"));
+    };
+    if rounds == 0 {
+        return Err(invalid("-rounds", "must be at least 1"));
+    }
+    raw.games = Some(rounds * per_round);
+    if let Some(mut s) = sprt {
+        s.max_games = raw.games;
+        raw.sprt = Some(s);
+    }
+    raw.tournament = Some(match (tournament, raw.engines.len()) {
+        (_, 2) => TournamentKind::Match,
+        (Some(k), _) => k,
+        // fastchess's default.
+        (None, _) => TournamentKind::RoundRobin,
+    });
+    if adjudication != RawAdjudication::default() {
+        raw.adjudication = Some(adjudication);
+    }
+    if raw.name.is_none() {
+        let n: Vec<&str> = raw.engines.iter().map(|e| e.name.as_str()).collect();
+        let name = if n.len() == 2 {
+            format!("{}-vs-{}", n[0], n[1])
+        } else {
+            format!("{}-{}", n[0], raw.engines.len())
+        };
+        raw.name = Some(name.replace(['/', '\\'], "_"));
+    }
+    t.config = raw;
+    Ok(t)
+}
+
+/// The YAML a user can save as a config file (paths are absolute).
+pub fn config_yaml(t: &Translation, command_line: &str) -> String {
+    let body = serde_yaml::to_string(&t.config).unwrap_or_default();
+    format!("# Translated by karsinta from: {command_line}\n{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn tr(line: &str) -> Result<Translation, FlagError> {
+        translate(&argv(line))
+    }
+
+    #[test]
+    fn detects_fastchess_style() {
+        assert!(is_fastchess_style(&argv("-engine cmd=a -each tc=1")));
+        assert!(!is_fastchess_style(&argv("configs/x.yaml -j 2 -q --out r")));
+        assert!(!is_fastchess_style(&argv("x.yaml --seed -5")));
+    }
+
+    #[test]
+    fn time_controls() {
+        let c = |tc: &str| clock_tc("-each", tc);
+        assert_eq!(c("10+0.1").unwrap().as_deref(), Some("10+0.1"));
+        assert_eq!(c("40/60+0.6").unwrap().as_deref(), Some("40/60+0.6"));
+        assert_eq!(c("0/5+0").unwrap().as_deref(), Some("5"));
+        assert_eq!(c("1:30+1").unwrap().as_deref(), Some("90+1"));
+        assert_eq!(c("40/2:00").unwrap().as_deref(), Some("40/120"));
+        assert_eq!(c("inf").unwrap(), None);
+        assert!(c("fast").unwrap_err().to_string().contains("tc=fast"));
+        assert!(c("0+0").is_err());
+    }
+
+    #[test]
+    fn a_full_line() {
+        let t = tr(
+            "-engine cmd=/e/dev name=dev option.Hash=16 -engine cmd=/e/base name=base \
+             -each proto=uci tc=8+0.08 option.Threads=1 -rounds 500 -repeat -concurrency 4 \
+             -openings file=/o/book.epd format=epd order=random start=3 \
+             -sprt elo0=0 elo1=5 alpha=0.05 beta=0.1 model=logistic \
+             -draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=400 \
+             -maxmoves 200 -srand 7 -pgnout file=/o/out.pgn -recover -ratinginterval 10",
+        )
+        .unwrap();
+        let c = &t.config;
+        assert_eq!(c.name.as_deref(), Some("dev-vs-base"));
+        assert_eq!(c.engines.len(), 2);
+        assert_eq!(c.engines[0].cmd.as_deref(), Some("/e/dev"));
+        assert_eq!(c.engines[0].options.len(), 2);
+        assert_eq!(c.engines[1].options.len(), 1);
+        assert_eq!(c.time_control, "8+0.08");
+        assert_eq!(
+            (c.games, c.concurrency, c.seed),
+            (Some(1000), Some(4), Some(7))
+        );
+        let o = c.openings.as_ref().unwrap();
+        assert_eq!((o.order, o.start), (Some(OpeningOrder::Random), Some(2)));
+        let s = c.sprt.as_ref().unwrap();
+        assert_eq!(
+            (s.elo0, s.elo1, s.beta, s.model),
+            (0.0, 5.0, 0.1, EloModel::Logistic)
+        );
+        assert_eq!(s.max_games, Some(1000));
+        let a = c.adjudication.as_ref().unwrap();
+        assert_eq!(a.max_moves, Some(200));
+        assert!(!a.resign.unwrap().two_sided);
+        assert_eq!(a.draw.unwrap().move_number, 40);
+        assert_eq!(t.pgnout.as_ref().unwrap().path, PathBuf::from("/o/out.pgn"));
+        assert_eq!(t.notes.len(), 3, "{:?}", t.notes); // -draw, -recover, -ratinginterval
+                                                       // The printed YAML is a config the loader takes.
+        let yaml = config_yaml(&t, "x");
+        let back: RawConfig = serde_yaml::from_str(&yaml).unwrap();
+        assert_eq!(&back, c);
+    }
+
+    #[test]
+    fn refusals_name_the_flag() {
+        let base = "-engine cmd=/a -engine cmd=/b -each tc=1+0.01 -rounds 2";
+        let e = |extra: &str| tr(&format!("{base} {extra}")).unwrap_err().to_string();
+        assert!(e("-concurency 2")
+            .contains("-concurency: unknown flag (nearest supported: -concurrency"));
+        assert!(e("-noswap").contains("-noswap: not supported"));
+        assert!(e("-openings file=x formt=epd")
+            .contains("formt: unknown key (nearest supported: format)"));
+        assert!(e("-each nodse=5").contains("nearest supported: nodes"));
+        assert!(e("-each nodes=5").contains("one of tc, st, nodes or depth"));
+        assert!(e("-games 1").contains("-games 1"));
+        assert!(e("-games 4").contains("-rounds 4 -games 2"));
+        assert!(e("-repeat 1").contains("-repeat 1"));
+        assert!(e("-sprt elo0=0 elo1=5 model=bayesian").contains("BayesElo"));
+        assert!(e("-tb /syzygy").contains("-tb: not supported"));
+        assert!(e("-openings file=x start=0").contains("count from 1"));
+        assert!(e("-pgnout file=x min=true").contains("-pgnout"));
+        assert!(e("--tc 1").contains("--tc"));
+        let e = tr("-engine cmd=/a tc=1 -engine cmd=/b tc=2 -rounds 2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("same limits"), "{e}");
+        let e = tr("-engine cmd=/a -engine cmd=/b nodes=5 -each tc=inf -rounds 2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("only some engines have nodes"), "{e}");
+        let e =
+            tr("-engine cmd=/a -engine cmd=/b -each tc=1 -rounds 2 -engine proto=inprocess cmd=x")
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("inprocess takes no cmd"), "{e}");
+        assert!(tr("-engine cmd=/a -each tc=1 -rounds 2")
+            .unwrap_err()
+            .to_string()
+            .contains("two engines"));
+        assert!(tr("-engine cmd=/a -engine cmd=/b -rounds 2")
+            .unwrap_err()
+            .to_string()
+            .contains("no time control"));
+    }
+
+    #[test]
+    fn limits_and_names() {
+        let t =
+            tr("-engine cmd=/x/o9 -engine cmd=/x/o9 -each tc=inf nodes=5000 -rounds 3").unwrap();
+        assert_eq!(t.config.time_control, "nodes=5000");
+        assert_eq!(t.config.engines[1].name, "o9-2");
+        assert_eq!(t.config.games, Some(6));
+        let t = tr("-engine cmd=a plies=6 -engine cmd=b plies=6 -rounds 1 -tournament gauntlet")
+            .unwrap();
+        assert_eq!(t.config.time_control, "depth=6");
+        assert_eq!(t.config.tournament, Some(TournamentKind::Match));
+        assert_eq!(
+            t.config.engines[0].cmd.as_deref(),
+            Some("a"),
+            "bare names stay bare"
+        );
+        let t = tr("-engine proto=inprocess name=dev -engine proto=inprocess name=base option.see_prune=false \
+             -each st=0.05 -rounds 1 -engine cmd=/c name=c -tournament gauntlet --out r --quiet")
+            .unwrap();
+        assert_eq!(t.config.time_control, "movetime=0.05");
+        assert_eq!(t.config.tournament, Some(TournamentKind::Gauntlet));
+        assert_eq!(t.out, Some(PathBuf::from("r")));
+        assert!(t.quiet);
+    }
+
+    /// Command lines from public engine repositories' test scripts, as
+    /// their shells pass them (quotes removed).
+    #[test]
+    fn real_command_lines() {
+        // Altanis/sacre_dieu sprt/sprt.sh (fastchess).
+        let t = tr("-engine name=Aspect cmd=releases/v11 -engine name=BlueGarbageBall cmd=releases/v10 \
+             -games 2 -rounds 50000 -pgnout sprt/pgnout.txt -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 \
+             -each proto=uci tc=8+0.08 -openings order=random file=sprt/openings.epd format=epd \
+             -randomseed -concurrency 6 -ratinginterval 10")
+        .unwrap();
+        assert_eq!(
+            (t.config.games, t.config.time_control.as_str()),
+            (Some(100_000), "8+0.08")
+        );
+        assert_eq!(t.config.sprt.as_ref().unwrap().model, EloModel::Normalized);
+        assert!(t.config.engines[0]
+            .cmd
+            .as_ref()
+            .unwrap()
+            .ends_with("/releases/v11"));
+        // Sp00ph/icarus sprt/stc_nonreg.sh (fastchess).
+        let t = tr("-engine cmd=engines/icarus-dev name=IcarusDev -engine cmd=engines/icarus-main name=IcarusMain \
+             -each tc=8+0.08 option.MoveOverhead=10 -rounds 50000 -concurrency 12 \
+             -openings order=random file=books/UHO_Lichess_4852_v1.epd -sprt elo0=-5 elo1=0 alpha=0.05 beta=0.05 \
+             -draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=400")
+        .unwrap();
+        let r = t.config.adjudication.as_ref().unwrap().resign.unwrap();
+        assert_eq!((r.score_cp, r.move_count, r.two_sided), (400, 3, false));
+        assert_eq!(
+            t.config.engines[1].options["MoveOverhead"],
+            serde_yaml::Value::String("10".into())
+        );
+        // Altanis/sacre_dieu sprt/debug.sh (cutechess-cli).
+        let t = tr("-engine name=BlueCannonBall cmd=target/release/sacre_dieu -engine name=Aspect cmd=target/release/sacre_dieu \
+             -games 2 -rounds 50000 -pgnout sprt/pgnout.txt -each proto=uci tc=8+0.08 stderr=sprt/stderr.txt \
+             -openings order=random file=sprt/openings.epd format=epd -concurrency 6 -ratinginterval 10")
+        .unwrap();
+        assert!(t.notes.iter().any(|n| n.contains("stderr=")));
+        // DeveloperPaul123/Chess-Challenge Scripts/CompareEngines.ps1 (cutechess-cli).
+        let t = tr("-engine name=MyBot cmd=bin/Chess-Challenge.exe arg=uci arg=MyBot \
+             -engine name=Tier2 cmd=bin/Chess-Challenge.exe arg=uci arg=NegamaxTier2Bot \
+             -each proto=uci tc=0/5+0 -maxmoves 2000 -games 2 -repeat -resultformat wide2 \
+             -ratinginterval 20 -rounds 500 -concurrency 10 -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 \
+             -pgnout out.pgn")
+        .unwrap();
+        assert_eq!(t.config.time_control, "5");
+        assert_eq!(t.config.engines[1].args, ["uci", "NegamaxTier2Bot"]);
+        // mathmoi/oxide9 scripts (cutechess-cli): -repeat 2 plays pairs;
+        // -games 100 -repeat 1 has no colour-swapped pairs and is refused.
+        let t = tr("-engine cmd=o9-dev -engine cmd=o9-pv0 -each proto=uci tc=1+0.5 -games 2 -rounds 2000 \
+             -repeat 2 -maxmoves 250 -openings file=Hyat_4000_openings.epd format=epd order=sequential \
+             -pgnout sprt.pgn -concurrency 15 -ratinginterval 10 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05")
+        .unwrap();
+        assert_eq!(t.config.games, Some(4000));
+        let e = tr("-engine cmd=o9-dev -engine cmd=o9-dev -each proto=uci tc=1+0.8 -games 100 \
+             -openings file=Hyat_4000_openings.epd format=epd order=random -repeat 1 -pgnout cutechess.pgn -concurrency 15")
+        .unwrap_err();
+        assert!(e.to_string().contains("-repeat 1"), "{e}");
+        // A cutechess-cli line from a public gist (casdc): -games 50000 -repeat.
+        let e = tr("-engine name=a proto=uci cmd=a.exe stderr=a_stderr.txt -engine name=b proto=uci cmd=b.exe \
+             -openings file=8moves_v3.pgn format=pgn order=random -resign movecount=3 score=400 \
+             -draw movenumber=40 movecount=3 score=10 -concurrency 11 -ratinginterval 10 -games 50000 \
+             -repeat -each tc=8+0.08 -sprt elo0=-10 elo1=0 alpha=0.05 beta=0.05")
+        .unwrap_err();
+        assert!(e.to_string().contains("-rounds 25000 -games 2"), "{e}");
+    }
+}

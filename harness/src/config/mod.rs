@@ -1,0 +1,23 @@
+//! Configuration: what a run plays, from a YAML file or from fastchess /
+//! cutechess-cli flags, resolved into one validated value.
+//!
+//! Data flows one way: the file's [`RawConfig`] (`schema.rs`: serde structs
+//! that refuse unknown keys) and command-line [`Overrides`] are resolved
+//! (`resolve.rs`) into a [`MatchConfig`] with absolute paths, checked ranges,
+//! a parsed time control and engine [`crate::players::PlayerSpec`]s. Errors
+//! are [`ConfigError`]s naming the file and the key. [`flags`] translates a
+//! fastchess or cutechess-cli command line into the same raw config.
+
+mod error;
+pub mod flags;
+mod resolve;
+mod schema;
+
+pub use error::ConfigError;
+pub use resolve::{
+    MatchConfig, OpeningsConfig, Overrides, DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS,
+    DEFAULT_WATCHDOG_MS,
+};
+pub use schema::{
+    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, TournamentKind,
+};

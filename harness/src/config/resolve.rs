@@ -1,0 +1,937 @@
+//! Resolving a match config. YAML flows one way: [`RawConfig`] (serde,
+//! `deny_unknown_fields`, exactly what the user wrote) -> command-line
+//! [`Overrides`] -> validation -> [`MatchConfig`] (absolute paths, checked
+//! ranges, parsed time control, engine [`PlayerSpec`]s). Every error names
+//! the file and the key. The resolved config is written into the run folder
+//! as a normal config file ([`MatchConfig::resolved_yaml`]) so that
+//! `--resume` reloads it with the same loader.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::error::ConfigError;
+use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
+use crate::formats::pgn_write::UtcTime;
+use crate::openings::{OpeningFormat, OpeningOrder};
+use crate::play::clock::TimeControl;
+use crate::play::game::{Adjudication, GameSettings};
+use crate::players::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
+use crate::stats::SprtParams;
+
+/// Default extra time a move may take beyond its limit before it loses.
+pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
+
+/// Default watchdog for node- and depth-limited moves.
+pub const DEFAULT_WATCHDOG_MS: u64 = 30_000;
+
+/// Default time an engine gets for its handshake.
+pub const DEFAULT_INIT_TIMEOUT_MS: u64 = 10_000;
+
+/// Command-line values that replace config keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides {
+    pub games: Option<u64>,
+    pub concurrency: Option<usize>,
+    pub seed: Option<u64>,
+    pub time_control: Option<String>,
+}
+
+impl Overrides {
+    /// Check the values themselves, so a bad flag is reported as the flag.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let flag = |flag: &str, message: String| ConfigError::Flag {
+            flag: flag.to_string(),
+            message,
+        };
+        if let Some(g) = self.games {
+            if g == 0 || !g.is_multiple_of(2) {
+                return Err(flag(
+                    "--games",
+                    format!(
+                        "{g} is not a positive even number (games come in colour-swapped pairs)"
+                    ),
+                ));
+            }
+        }
+        if let Some(c) = self.concurrency {
+            if !(1..=1024).contains(&c) {
+                return Err(flag("--concurrency", format!("{c} is not in 1..=1024")));
+            }
+        }
+        if let Some(tc) = &self.time_control {
+            tc.parse::<TimeControl>()
+                .map_err(|e| flag("--tc", e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Resolved opening settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpeningsConfig {
+    pub path: PathBuf,
+    pub format: Option<OpeningFormat>,
+    pub plies: Option<usize>,
+    pub order: OpeningOrder,
+    pub start: usize,
+    /// Expected [`crate::openings::fingerprint`] of the file, if recorded.
+    pub checksum: Option<String>,
+    /// Expected number of openings, if recorded.
+    pub entries: Option<usize>,
+}
+
+/// A validated match configuration.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub name: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    pub engines: Vec<PlayerSpec>,
+    pub tournament: TournamentKind,
+    /// Games per pairing (even). With SPRT: the cap.
+    pub games: u64,
+    pub concurrency: usize,
+    pub seed: u64,
+    pub settings: GameSettings,
+    /// `None` = every pair starts from the standard position.
+    pub openings: Option<OpeningsConfig>,
+    pub sprt: Option<SprtParams>,
+    /// See [`RawConfig::max_start_failures`].
+    pub max_start_failures: u32,
+    /// The config with absolute paths, overrides, the chosen seed and every
+    /// default filled in, so that a run can be repeated or resumed exactly.
+    pub resolved: RawConfig,
+}
+
+fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+/// Look a bare program name up in `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn absolute(base: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    // Canonical when it exists (cleaner paths in the resolved config).
+    std::fs::canonicalize(&joined).unwrap_or(joined)
+}
+
+/// The parameters that differ from the embedded defaults, as YAML values.
+fn params_mapping(params: &karsinta_engine::Params) -> Option<serde_yaml::Mapping> {
+    use karsinta_engine::params::ParamKind;
+    let defaults = karsinta_engine::Params::default();
+    let mut map = serde_yaml::Mapping::new();
+    for (i, spec) in karsinta_engine::Params::specs().iter().enumerate() {
+        let v = params.get(i);
+        if v == defaults.get(i) {
+            continue;
+        }
+        let value = match spec.kind {
+            ParamKind::Int => serde_yaml::Value::Number(v.into()),
+            ParamKind::Bool => serde_yaml::Value::Bool(v != 0),
+            ParamKind::Choice(_) => serde_yaml::Value::String(spec.format_value(v)),
+        };
+        map.insert(serde_yaml::Value::String(spec.name.clone()), value);
+    }
+    (!map.is_empty()).then_some(map)
+}
+
+fn yaml_text(v: &serde_yaml::Value) -> Option<String> {
+    match v {
+        serde_yaml::Value::Bool(b) => Some(b.to_string()),
+        serde_yaml::Value::Number(n) => Some(n.to_string()),
+        serde_yaml::Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+impl MatchConfig {
+    /// The run folder when none is given: `results/<name>-<UTC time>`.
+    pub fn default_out_dir(&self) -> PathBuf {
+        PathBuf::from("results").join(format!("{}-{}", self.name, UtcTime::now().compact()))
+    }
+
+    /// A config built in code, without a file: `engines` as values (an
+    /// in-process player's parameters, an external engine's command and
+    /// options), the time control, the games per pairing and the seed. It
+    /// is validated like a file (same errors, keyed as in YAML) and its
+    /// `resolved` form is the equivalent YAML. Other settings keep their
+    /// defaults; set them on `raw` through [`MatchConfig::resolve`] instead
+    /// when more is needed.
+    pub fn from_parts(
+        name: &str,
+        engines: &[PlayerSpec],
+        time_control: &str,
+        games: u64,
+        seed: u64,
+    ) -> Result<MatchConfig, ConfigError> {
+        let raw_engines = engines
+            .iter()
+            .map(|e| {
+                let (kind, cmd, params) = match &e.kind {
+                    PlayerKind::Uci => (RawKind::Uci, Some(e.cmd.display().to_string()), None),
+                    PlayerKind::Xboard => {
+                        (RawKind::Xboard, Some(e.cmd.display().to_string()), None)
+                    }
+                    PlayerKind::InProcess(p) => (RawKind::Inprocess, None, params_mapping(p)),
+                };
+                RawEngine {
+                    name: e.name.clone(),
+                    kind: Some(kind),
+                    cmd,
+                    args: e.args.clone(),
+                    dir: e.dir.as_ref().map(|d| d.display().to_string()),
+                    options: e
+                        .options
+                        .iter()
+                        .map(|(k, v)| (k.clone(), serde_yaml::Value::String(v.clone())))
+                        .collect(),
+                    init_timeout_ms: Some(e.init_timeout.as_millis() as u64),
+                    params_file: None,
+                    params,
+                }
+            })
+            .collect();
+        let raw = RawConfig {
+            name: Some(name.to_string()),
+            engines: raw_engines,
+            tournament: (engines.len() > 2).then_some(TournamentKind::Gauntlet),
+            games: Some(games),
+            seed: Some(seed),
+            time_control: time_control.to_string(),
+            ..RawConfig::default()
+        };
+        Self::resolve(raw, Path::new(name), &Overrides::default())
+    }
+
+    /// Read, override and validate a config file.
+    pub fn load(path: &Path, overrides: &Overrides) -> Result<MatchConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_yaml(&text, path, overrides)
+    }
+
+    /// Parse and validate config text; `path` names the file in errors and
+    /// relative paths are taken from its folder.
+    pub fn from_yaml(
+        text: &str,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<MatchConfig, ConfigError> {
+        let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Self::resolve(raw, path, overrides)
+    }
+
+    /// Validate a parsed config.
+    pub fn resolve(
+        mut raw: RawConfig,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<MatchConfig, ConfigError> {
+        let base = std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .or_else(|| path.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        let base = std::fs::canonicalize(&base).unwrap_or(base);
+
+        overrides.validate()?;
+        if let Some(g) = overrides.games {
+            raw.games = Some(g);
+            // `--games` is the cap of an SPRT too.
+            if let Some(s) = raw.sprt.as_mut().filter(|s| s.max_games.is_some()) {
+                s.max_games = Some(g);
+            }
+        }
+        if let Some(c) = overrides.concurrency {
+            raw.concurrency = Some(c);
+        }
+        if let Some(s) = overrides.seed {
+            raw.seed = Some(s);
+        }
+        if let Some(tc) = &overrides.time_control {
+            raw.time_control = tc.clone();
+        }
+
+        let name = match &raw.name {
+            Some(n) if n.trim().is_empty() => {
+                return Err(invalid(path, "name", "must not be empty"))
+            }
+            Some(n) => n.clone(),
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "match".into()),
+        };
+        if name.contains(['/', '\\']) {
+            return Err(invalid(path, "name", "must not contain path separators"));
+        }
+        raw.name = Some(name.clone());
+
+        // Engines.
+        if raw.engines.len() < 2 {
+            return Err(invalid(path, "engines", "at least two engines are needed"));
+        }
+        let mut engines = Vec::new();
+        for (i, e) in raw.engines.iter_mut().enumerate() {
+            let key = |k: &str| format!("engines[{i}].{k}");
+            if e.name.trim().is_empty() {
+                return Err(invalid(path, key("name"), "must not be empty"));
+            }
+            if engines.iter().any(|s: &PlayerSpec| s.name == e.name) {
+                return Err(invalid(
+                    path,
+                    key("name"),
+                    format!("'{}' is used by two engines", e.name),
+                ));
+            }
+            let kind = e.kind.unwrap_or(RawKind::Uci);
+            let mut options = Vec::new();
+            for (k, v) in &e.options {
+                let text = yaml_text(v).ok_or_else(|| {
+                    invalid(
+                        path,
+                        key(&format!("options.{k}")),
+                        "must be a string, number or boolean",
+                    )
+                })?;
+                options.push((k.clone(), text));
+            }
+            let init_timeout_ms = e.init_timeout_ms.unwrap_or(DEFAULT_INIT_TIMEOUT_MS);
+            e.init_timeout_ms = Some(init_timeout_ms);
+            e.kind = Some(kind);
+            let init_timeout = Duration::from_millis(init_timeout_ms);
+            let dir = e.dir.as_deref().map(|d| absolute(&base, d));
+            if let Some(d) = &dir {
+                e.dir = Some(d.display().to_string());
+            }
+            let (player_kind, cmd) = match kind {
+                RawKind::Inprocess => {
+                    if e.cmd.is_some() || !e.args.is_empty() {
+                        return Err(invalid(
+                            path,
+                            key("cmd"),
+                            "an in-process engine has no command",
+                        ));
+                    }
+                    let mut params = karsinta_engine::Params::default();
+                    if let Some(f) = &e.params_file {
+                        let p = absolute(&base, f);
+                        params = karsinta_engine::Params::load_yaml(&p)
+                            .map_err(|err| invalid(path, key("params_file"), err.to_string()))?;
+                        e.params_file = Some(p.display().to_string());
+                    }
+                    if let Some(map) = &e.params {
+                        for (k, v) in map {
+                            let Some(name) = k.as_str() else {
+                                return Err(invalid(
+                                    path,
+                                    key("params"),
+                                    "parameter names must be strings",
+                                ));
+                            };
+                            params.apply_value(name, v).map_err(|err| {
+                                invalid(
+                                    path,
+                                    key(&format!("params.{name}")),
+                                    crate::players::param_error_text(&err, false),
+                                )
+                            })?;
+                        }
+                    }
+                    // The options are checked by the player that will apply
+                    // them, so a typo is a config error, not a match of forfeits.
+                    for (k, v) in &options {
+                        let pair = [(k.clone(), v.clone())];
+                        if let Err(err) =
+                            InProcessPlayer::new(e.name.clone(), params.clone(), &pair)
+                        {
+                            let why = match err {
+                                EngineError::Start(m) => m,
+                                other => other.to_string(),
+                            };
+                            return Err(invalid(
+                                path,
+                                key(&format!("options.{k}")),
+                                format!("{why} (an in-process engine accepts Hash, Threads: 1 and its parameter names)"),
+                            ));
+                        }
+                    }
+                    // The effective parameters inline, so that a resumed run
+                    // does not depend on the parameter file staying the same.
+                    e.params = params_mapping(&params);
+                    e.params_file = None;
+                    (PlayerKind::InProcess(Box::new(params)), PathBuf::new())
+                }
+                RawKind::Uci | RawKind::Xboard => {
+                    if e.params.is_some() || e.params_file.is_some() {
+                        return Err(invalid(
+                            path,
+                            key("params"),
+                            "parameters apply to in-process engines only (use options: for external engines)",
+                        ));
+                    }
+                    let Some(cmd) = e.cmd.as_deref().filter(|c| !c.trim().is_empty()) else {
+                        return Err(invalid(
+                            path,
+                            key("cmd"),
+                            "an external engine needs a command",
+                        ));
+                    };
+                    let resolved = if cmd.contains('/') {
+                        absolute(&base, cmd)
+                    } else {
+                        // A bare name is looked up in PATH; unresolved names are
+                        // kept (the engine then fails to start, as a result).
+                        which(cmd).unwrap_or_else(|| PathBuf::from(cmd))
+                    };
+                    e.cmd = Some(resolved.display().to_string());
+                    let k = if kind == RawKind::Uci {
+                        PlayerKind::Uci
+                    } else {
+                        PlayerKind::Xboard
+                    };
+                    (k, resolved)
+                }
+            };
+            engines.push(PlayerSpec {
+                name: e.name.clone(),
+                kind: player_kind,
+                cmd,
+                args: e.args.clone(),
+                dir,
+                options,
+                init_timeout,
+                stderr_log: None,
+            });
+        }
+
+        let tournament = match (raw.tournament, engines.len()) {
+            (None, 2) => TournamentKind::Match,
+            (None, _) => {
+                return Err(invalid(
+                    path,
+                    "tournament",
+                    "with more than two engines, choose gauntlet or round_robin",
+                ))
+            }
+            (Some(TournamentKind::Match), n) if n != 2 => {
+                return Err(invalid(
+                    path,
+                    "tournament",
+                    format!("match needs exactly two engines, found {n}"),
+                ))
+            }
+            (Some(t), _) => t,
+        };
+        raw.tournament = Some(tournament);
+
+        let tc: TimeControl =
+            raw.time_control
+                .parse()
+                .map_err(|e: crate::play::clock::TimeControlError| {
+                    invalid(path, "time_control", e.to_string())
+                })?;
+
+        let concurrency = match raw.concurrency {
+            Some(0) => return Err(invalid(path, "concurrency", "must be at least 1")),
+            Some(c) if c > 1024 => {
+                return Err(invalid(path, "concurrency", "must be at most 1024"))
+            }
+            Some(c) => c,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        raw.concurrency = Some(concurrency);
+
+        let seed = raw.seed.unwrap_or_else(|| {
+            use std::time::{SystemTime, UNIX_EPOCH};
+            let t = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            (t.as_nanos() as u64) ^ u64::from(std::process::id()).rotate_left(32)
+        });
+        raw.seed = Some(seed);
+
+        let sprt = match &raw.sprt {
+            None => None,
+            Some(s) => {
+                if tournament != TournamentKind::Match {
+                    return Err(invalid(
+                        path,
+                        "sprt",
+                        "an SPRT needs a match between exactly two engines",
+                    ));
+                }
+                let params = SprtParams {
+                    elo0: s.elo0,
+                    elo1: s.elo1,
+                    alpha: s.alpha,
+                    beta: s.beta,
+                    model: s.model,
+                };
+                params
+                    .validate()
+                    .map_err(|e| invalid(path, "sprt", e.to_string()))?;
+                Some(params)
+            }
+        };
+        let games_key = if raw.sprt.as_ref().is_some_and(|s| s.max_games.is_some()) {
+            "sprt.max_games"
+        } else {
+            "games"
+        };
+        let games = raw
+            .sprt
+            .as_ref()
+            .and_then(|s| s.max_games)
+            .or(raw.games)
+            .ok_or_else(|| invalid(path, "games", "missing (how many games per pairing?)"))?;
+        if games == 0 || !games.is_multiple_of(2) {
+            return Err(invalid(
+                path,
+                games_key,
+                format!(
+                    "{games} is not a positive even number (games come in colour-swapped pairs)"
+                ),
+            ));
+        }
+        raw.games = Some(games);
+
+        let openings = match &mut raw.openings {
+            None => None,
+            Some(o) => {
+                let p = absolute(&base, &o.file);
+                if !p.is_file() {
+                    return Err(invalid(
+                        path,
+                        "openings.file",
+                        format!("{} does not exist", p.display()),
+                    ));
+                }
+                if o.format.is_none() && OpeningFormat::from_path(&p).is_none() {
+                    return Err(invalid(
+                        path,
+                        "openings.format",
+                        "cannot tell the format from the file name: give epd or pgn",
+                    ));
+                }
+                if o.plies == Some(0) {
+                    return Err(invalid(path, "openings.plies", "must be at least 1"));
+                }
+                if let Some(c) = &o.checksum {
+                    if !crate::openings::is_fingerprint(c) {
+                        return Err(invalid(
+                            path,
+                            "openings.checksum",
+                            format!("'{c}' is not fnv1a64: followed by 16 hex digits"),
+                        ));
+                    }
+                }
+                o.file = p.display().to_string();
+                o.format = o.format.or_else(|| OpeningFormat::from_path(&p));
+                o.order = Some(o.order.unwrap_or_default());
+                o.start = Some(o.start.unwrap_or(0));
+                Some(OpeningsConfig {
+                    path: p,
+                    format: o.format,
+                    plies: o.plies,
+                    order: o.order.unwrap_or_default(),
+                    start: o.start.unwrap_or(0),
+                    checksum: o.checksum.clone(),
+                    entries: o.entries,
+                })
+            }
+        };
+
+        let adj = raw.adjudication.clone().unwrap_or_default();
+        if let Some(d) = adj.draw {
+            if d.move_count == 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.draw.move_count",
+                    "must be at least 1",
+                ));
+            }
+            if d.score_cp < 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.draw.score_cp",
+                    "must not be negative",
+                ));
+            }
+        }
+        if let Some(r) = adj.resign {
+            if r.move_count == 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.resign.move_count",
+                    "must be at least 1",
+                ));
+            }
+            if r.score_cp <= 0 {
+                return Err(invalid(
+                    path,
+                    "adjudication.resign.score_cp",
+                    "must be positive",
+                ));
+            }
+        }
+        if adj.max_moves == Some(0) {
+            return Err(invalid(
+                path,
+                "adjudication.max_moves",
+                "must be at least 1",
+            ));
+        }
+        let watchdog_ms = raw.watchdog_ms.unwrap_or(DEFAULT_WATCHDOG_MS);
+        if watchdog_ms == 0 {
+            return Err(invalid(path, "watchdog_ms", "must be positive"));
+        }
+        let time_margin_ms = raw.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS);
+        raw.watchdog_ms = Some(watchdog_ms);
+        raw.time_margin_ms = Some(time_margin_ms);
+        let settings = GameSettings {
+            tc,
+            margin: Duration::from_millis(time_margin_ms),
+            watchdog: Duration::from_millis(watchdog_ms),
+            adjudication: Adjudication {
+                draw: adj.draw,
+                resign: adj.resign,
+                max_moves: adj.max_moves,
+            },
+        };
+
+        let max_start_failures = match raw.max_start_failures {
+            Some(0) => return Err(invalid(path, "max_start_failures", "must be at least 1")),
+            Some(n) => n,
+            None => crate::play::pairs::DEFAULT_MAX_START_FAILURES,
+        };
+        // Written out like the other defaults; a resume also takes it as the
+        // sign of a run folder that must have a fingerprint.json.
+        raw.max_start_failures = Some(max_start_failures);
+        Ok(MatchConfig {
+            name,
+            path: path.to_path_buf(),
+            engines,
+            tournament,
+            games,
+            concurrency,
+            seed,
+            settings,
+            openings,
+            sprt,
+            max_start_failures,
+            resolved: raw,
+        })
+    }
+
+    /// The block `key` of [`RawConfig::section`] parsed as `T` (which should
+    /// deny unknown fields), `None` if the config has none; errors name the
+    /// file and the block.
+    pub fn section<T: serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+    ) -> Result<Option<T>, ConfigError> {
+        match self.resolved.section(key) {
+            None | Some(serde_yaml::Value::Null) => Ok(None),
+            Some(v) => serde_yaml::from_value(v.clone())
+                .map(Some)
+                .map_err(|e| invalid(&self.path, key, e.to_string())),
+        }
+    }
+
+    /// Number of game pairs per pairing.
+    pub fn pairs_per_pairing(&self) -> u64 {
+        self.games / 2
+    }
+
+    /// The resolved config as YAML (reloadable with [`MatchConfig::load`]).
+    pub fn resolved_yaml(&self) -> String {
+        let body = serde_yaml::to_string(&self.resolved).unwrap_or_default();
+        format!(
+            "# Resolved by karsinta from {}\n{body}",
+            self.path.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::EloModel;
+
+    const GOOD: &str = "
+engines:
+  - name: base
+    type: inprocess
+  - name: dev
+    type: inprocess
+    params: { null_move_r: 2 }
+games: 10
+concurrency: 2
+seed: 7
+time_control: nodes=500
+";
+
+    fn load(text: &str) -> Result<MatchConfig, ConfigError> {
+        MatchConfig::from_yaml(text, Path::new("/tmp/x/test.yaml"), &Overrides::default())
+    }
+
+    fn err(text: &str) -> String {
+        load(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads_and_resolves() {
+        let c = load(GOOD).unwrap();
+        assert_eq!(c.name, "test");
+        assert_eq!(c.tournament, TournamentKind::Match);
+        assert_eq!((c.games, c.concurrency, c.seed), (10, 2, 7));
+        assert_eq!(c.settings.tc, TimeControl::Nodes(500));
+        match &c.engines[1].kind {
+            PlayerKind::InProcess(p) => assert_eq!(p.search.null_move_r, 2),
+            other => panic!("{other:?}"),
+        }
+        // The resolved YAML reloads to the same thing.
+        let again = MatchConfig::from_yaml(
+            &c.resolved_yaml(),
+            Path::new("/tmp/y/r.yaml"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(again.name, "test");
+        assert_eq!(again.engines, c.engines);
+        assert_eq!(again.seed, 7);
+    }
+
+    #[test]
+    fn overrides_win() {
+        let o = Overrides {
+            games: Some(4),
+            concurrency: Some(1),
+            seed: Some(3),
+            time_control: Some("depth=2".into()),
+        };
+        let c = MatchConfig::from_yaml(GOOD, Path::new("t.yaml"), &o).unwrap();
+        assert_eq!((c.games, c.concurrency, c.seed), (4, 1, 3));
+        assert_eq!(c.settings.tc, TimeControl::Depth(2));
+        assert_eq!(c.resolved.time_control, "depth=2");
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = err(&GOOD.replace("games: 10", "gmaes: 10"));
+        assert!(e.contains("test.yaml") && e.contains("gmaes"), "{e}");
+        let e = err(&GOOD.replace("    params:", "    parms:"));
+        assert!(e.contains("engines[1]") && e.contains("parms"), "{e}");
+        let e = err(&GOOD.replace("null_move_r: 2", "null_move_r: 99"));
+        assert!(
+            e.contains("engines[1].params.null_move_r") && e.contains("1..=6"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("nodes=500", "nodes=lots"));
+        assert!(
+            e.contains("time_control") && e.contains("nodes=lots"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("games: 10", "games: 7"));
+        assert!(e.contains(": games:") && e.contains("even"), "{e}");
+        let e = err(&GOOD.replace("concurrency: 2", "concurrency: 0"));
+        assert!(e.contains("concurrency"), "{e}");
+        let e = err(&GOOD.replace("name: dev", "name: base"));
+        assert!(e.contains("engines[1].name"), "{e}");
+        let e = err(&GOOD.replace(
+            "    type: inprocess\n  - name: dev",
+            "    type: uci\n  - name: dev",
+        ));
+        assert!(e.contains("engines[0].cmd"), "{e}");
+        let e = err(&GOOD.replace(
+            "type: inprocess\n  - name: dev",
+            "type: inproc\n  - name: dev",
+        ));
+        assert!(e.contains("engines[0].type") && e.contains("inproc"), "{e}");
+        let e = err(&format!("{GOOD}openings: {{ file: /nonexistent/x.epd }}\n"));
+        assert!(
+            e.contains("openings.file") && e.contains("/nonexistent/x.epd"),
+            "{e}"
+        );
+        let e = err(&format!("{GOOD}sprt: {{ elo0: 5, elo1: 0 }}\n"));
+        assert!(e.contains(": sprt:"), "{e}");
+        let e = err(&format!(
+            "{GOOD}sprt: {{ elo0: 0, elo1: 5, modle: logistic }}\n"
+        ));
+        assert!(e.contains("sprt") && e.contains("modle"), "{e}");
+        let e = err(&format!(
+            "{GOOD}adjudication: {{ resign: {{ score_cp: 0, move_count: 3 }} }}\n"
+        ));
+        assert!(e.contains("adjudication.resign.score_cp"), "{e}");
+        let e = err(&format!(
+            "{GOOD}adjudication: {{ draw: {{ move_number: 30, score_cp: 5 }} }}\n"
+        ));
+        assert!(
+            e.contains("adjudication.draw") && e.contains("move_count"),
+            "{e}"
+        );
+        let three = GOOD.replace(
+            "games: 10",
+            "  - name: third\n    type: inprocess\ngames: 10",
+        );
+        let e = err(&three);
+        assert!(e.contains("tournament"), "{e}");
+        let c = load(&format!("{three}tournament: gauntlet\n")).unwrap();
+        assert_eq!(c.tournament, TournamentKind::Gauntlet);
+        let e = err(&format!(
+            "{three}tournament: round_robin\nsprt: {{ elo0: 0, elo1: 5 }}\n"
+        ));
+        assert!(e.contains(": sprt:"), "{e}");
+    }
+
+    #[test]
+    fn inprocess_options_and_params_are_checked() {
+        let with = |engine: &str| GOOD.replace("    params: { null_move_r: 2 }", engine);
+        let e = err(&with("    options: { Threds: 1 }"));
+        assert!(
+            e.contains("engines[1].options.Threds") && e.contains("Threds"),
+            "{e}"
+        );
+        let e = err(&with("    options: { Threads: 2 }"));
+        assert!(e.contains("engines[1].options.Threads"), "{e}");
+        let e = err(&with("    options: { Hash: lots }"));
+        assert!(e.contains("engines[1].options.Hash"), "{e}");
+        // Parameter names are options too, range-checked like `params:`.
+        let e = err(&with("    options: { null_move_r: 99 }"));
+        assert!(
+            e.contains("engines[1].options.null_move_r") && e.contains("1..=6"),
+            "{e}"
+        );
+        let e = err(&with("    params: { null_move_rr: 2 }"));
+        assert!(
+            e.contains("engines[1].params.null_move_rr") && e.contains("unknown"),
+            "{e}"
+        );
+        // Typos get the nearest name, as UCI options do.
+        assert!(e.contains("did you mean 'null_move_r'?"), "{e}");
+        let e = err(&with("    options: { nul_move_r: 2 }"));
+        assert!(
+            e.contains("engines[1].options.nul_move_r")
+                && e.contains("did you mean 'null_move_r'?"),
+            "{e}"
+        );
+        let e = err(&with("    options: { Hsh: 8 }"));
+        assert!(e.contains("did you mean 'Hash'?"), "{e}");
+        let e = err(&with("    params: { completely_unrelated_words: 2 }"));
+        assert!(e.contains("unknown") && !e.contains("did you mean"), "{e}");
+        let e = err(&with("    params: { null_move_r: 0 }"));
+        assert!(
+            e.contains("engines[1].params.null_move_r") && e.contains("1..=6"),
+            "{e}"
+        );
+        let c = load(&with(
+            "    options: { Threads: 1, hash: 8, null_move_r: 2 }",
+        ))
+        .unwrap();
+        assert_eq!(c.engines[1].options.len(), 3);
+    }
+
+    #[test]
+    fn resolved_config_holds_every_effective_value() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.yaml"), "null_move_r: 4\n").unwrap();
+        std::fs::write(dir.path().join("o.epd"), "8/8/8/8/8/8/8/K6k w - - 0 1\n").unwrap();
+        let text = GOOD
+            .replace("    params: { null_move_r: 2 }", "    params_file: p.yaml")
+            .replace("concurrency: 2\n", "")
+            + "openings: { file: o.epd }\n";
+        let path = dir.path().join("c.yaml");
+        let c = MatchConfig::from_yaml(&text, &path, &Overrides::default()).unwrap();
+        let r = &c.resolved;
+        assert_eq!(r.tournament, Some(TournamentKind::Match));
+        assert_eq!(r.games, Some(10));
+        assert_eq!(r.concurrency, Some(c.concurrency));
+        assert_eq!(r.time_margin_ms, Some(DEFAULT_TIME_MARGIN_MS));
+        assert_eq!(r.watchdog_ms, Some(DEFAULT_WATCHDOG_MS));
+        for e in &r.engines {
+            assert_eq!(e.kind, Some(RawKind::Inprocess));
+            assert_eq!(e.init_timeout_ms, Some(DEFAULT_INIT_TIMEOUT_MS));
+        }
+        // The parameter file's values are inlined: the run no longer needs it.
+        assert_eq!(r.engines[1].params_file, None);
+        std::fs::remove_file(dir.path().join("p.yaml")).unwrap();
+        let o = r.openings.as_ref().unwrap();
+        assert_eq!(o.format, Some(OpeningFormat::Epd));
+        assert_eq!(
+            (o.order, o.start),
+            (Some(OpeningOrder::Sequential), Some(0))
+        );
+        // Reloaded elsewhere (as --resume does), it is the same config.
+        let again = MatchConfig::from_yaml(
+            &c.resolved_yaml(),
+            &dir.path().join("run/config.yaml"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(again.engines, c.engines);
+        match &again.engines[1].kind {
+            PlayerKind::InProcess(p) => assert_eq!(p.search.null_move_r, 4),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(again.settings, c.settings);
+        assert_eq!(
+            (again.games, again.concurrency, again.seed),
+            (c.games, c.concurrency, c.seed)
+        );
+        assert_eq!(again.openings, c.openings);
+        assert_eq!(again.resolved, c.resolved);
+        // A malformed recorded checksum is a config error.
+        let e = err(&format!(
+            "{GOOD}openings: {{ file: {}, checksum: md5:1 }}\n",
+            dir.path().join("o.epd").display()
+        ));
+        assert!(e.contains("openings.checksum"), "{e}");
+    }
+
+    #[test]
+    fn sprt_max_games_is_the_cap() {
+        let c = load(&format!(
+            "{GOOD}sprt: {{ elo0: 0, elo1: 5, max_games: 20 }}\n"
+        ))
+        .unwrap();
+        assert_eq!(c.games, 20);
+        let o = Overrides {
+            games: Some(6),
+            ..Overrides::default()
+        };
+        let text = format!("{GOOD}sprt: {{ elo0: 0, elo1: 5, max_games: 20 }}\n");
+        let c2 = MatchConfig::from_yaml(&text, Path::new("t.yaml"), &o).unwrap();
+        assert_eq!(c2.games, 6);
+        let s = c.sprt.unwrap();
+        assert_eq!(
+            (s.alpha, s.beta, s.model),
+            (0.05, 0.05, EloModel::Normalized)
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! The config file as written: serde structs that refuse unknown keys, with
+//! every optional key an `Option` so that resolution can tell "absent" from
+//! "set". Nothing here checks values; [`super::resolve`] does.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::openings::{OpeningFormat, OpeningOrder};
+use crate::play::game::{DrawAdjudication, ResignAdjudication};
+use crate::stats::EloModel;
+
+/// The config file as written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Run name (results folder prefix, PGN `Event`); default: file stem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub engines: Vec<RawEngine>,
+    /// `match` (two engines, the default), `gauntlet` (first engine against
+    /// each other one) or `round_robin`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentKind>,
+    /// Games per pairing (even: games come in colour-swapped pairs). With an
+    /// `sprt:` block, the most games before the test is called inconclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<u64>,
+    /// Games played at once (default: number of cores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    /// Seed for the opening order (default: random, recorded in the run folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `nodes=N`, `depth=N`, `movetime=SECONDS`, `BASE+INC` or `MOVES/BASE+INC`.
+    pub time_control: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_margin_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchdog_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<RawOpenings>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<RawAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<RawSprt>,
+    /// Failed starts in a row of one engine after which a run stops with an
+    /// error (default 3; as cutechess-cli stops and fastchess `-recover` goes on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_start_failures: Option<u32>,
+    /// Blocks that belong to other commands, kept as raw YAML: `build:`
+    /// and `gate:` of `ab`/`gate`, the tuners' and the distributed runner's.
+    /// The match schema never depends on those commands' types;
+    /// [`super::MatchConfig::section`] hands each to its owner, which parses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spsa: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texel: Option<serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<serde_yaml::Value>,
+}
+
+/// How engines are paired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentKind {
+    /// Two engines.
+    Match,
+    /// The first engine against each of the others.
+    Gauntlet,
+    /// Every engine against every other.
+    RoundRobin,
+}
+
+impl RawConfig {
+    /// The raw block of another command (`build`, `gate`, `spsa`, `texel`, `dist`).
+    pub fn section(&self, key: &str) -> Option<&serde_yaml::Value> {
+        match key {
+            "build" => self.build.as_ref(),
+            "gate" => self.gate.as_ref(),
+            "spsa" => self.spsa.as_ref(),
+            "texel" => self.texel.as_ref(),
+            "dist" => self.dist.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// Engine protocol in YAML.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RawKind {
+    Uci,
+    Xboard,
+    /// The `karsinta-engine` library inside the harness.
+    #[serde(alias = "in_process", alias = "in-process")]
+    Inprocess,
+}
+
+/// One engine as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEngine {
+    pub name: String,
+    /// Default: `uci`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RawKind>,
+    /// Program (external engines): a path relative to the config file, or a
+    /// bare name looked up in `PATH`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmd: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Working directory (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// UCI `setoption` / xboard `option` values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_timeout_ms: Option<u64>,
+    /// In-process only: a parameter file (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params_file: Option<String>,
+    /// In-process only: parameters set inline (applied after `params_file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<serde_yaml::Mapping>,
+}
+
+/// Opening suite as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpenings {
+    /// EPD or PGN file, relative to the config file.
+    pub file: String,
+    /// Default: from the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<OpeningFormat>,
+    /// PGN only: use the first N plies of each game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plies: Option<usize>,
+    /// `sequential` (default) or `random` (shuffled by the seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<OpeningOrder>,
+    /// Begin at this position of the order (to continue a suite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<usize>,
+    /// Checksum of the file's bytes (`fnv1a64:` and 16 hex digits). The run
+    /// folder's config records it, so that a resumed run refuses a suite
+    /// that changed under it; in a user's config it pins the suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+    /// Number of openings the file holds (recorded and checked like `checksum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<usize>,
+}
+
+/// Adjudication as written; everything is off by default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAdjudication {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign: Option<ResignAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_moves: Option<u32>,
+}
+
+/// SPRT as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    #[serde(default = "default_error_rate")]
+    pub alpha: f64,
+    #[serde(default = "default_error_rate")]
+    pub beta: f64,
+    /// `normalized` (default, as fishtest) or `logistic`.
+    #[serde(default = "default_model")]
+    pub model: EloModel,
+    /// Most games before the test ends as inconclusive (default: `games`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_games: Option<u64>,
+}
+
+fn default_error_rate() -> f64 {
+    0.05
+}
+
+fn default_model() -> EloModel {
+    EloModel::Normalized
+}

@@ -1,0 +1,283 @@
+//! PGN output of finished games: the Seven Tag Roster, `FEN`/`SetUp` for
+//! FEN openings, `TimeControl`, `PlyCount` and `Termination`, and a comment
+//! per move with the engine's score (its own point of view), depth and
+//! thinking time in the style of cutechess-cli (`{+0.31/12 0.052s}`); opening
+//! moves are marked `{book}`. Also splits a games file back into games, which
+//! `--resume` uses to drop games of pairs the ledger does not hold.
+
+use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Position};
+
+use crate::play::clock::TimeControl;
+use crate::play::game::GameRecord;
+use crate::players::EngineScore;
+
+/// Tags that come from the match rather than the game.
+#[derive(Clone, Debug)]
+pub struct MatchTags<'a> {
+    pub event: &'a str,
+    /// `YYYY.MM.DD`.
+    pub date: &'a str,
+    pub tc: &'a TimeControl,
+}
+
+/// A UTC calendar time (no time-zone crate needed for `YYYY.MM.DD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UtcTime {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+}
+
+impl UtcTime {
+    /// The current UTC time.
+    pub fn now() -> UtcTime {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        UtcTime::from_unix(secs)
+    }
+
+    /// Convert seconds since the Unix epoch (days-to-civil algorithm).
+    pub fn from_unix(secs: i64) -> UtcTime {
+        let days = secs.div_euclid(86_400);
+        let rem = secs.rem_euclid(86_400);
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        UtcTime {
+            year,
+            month,
+            day,
+            hour: (rem / 3600) as u32,
+            minute: (rem % 3600 / 60) as u32,
+            second: (rem % 60) as u32,
+        }
+    }
+
+    /// `YYYY.MM.DD` as the PGN `Date` tag wants it.
+    pub fn pgn_date(&self) -> String {
+        format!("{:04}.{:02}.{:02}", self.year, self.month, self.day)
+    }
+
+    /// `YYYYMMDD-HHMMSS`, for run folder names.
+    pub fn compact(&self) -> String {
+        format!(
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )
+    }
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Score as cutechess-cli prints it: pawns with sign, or `+M5` / `-M3`.
+pub fn format_score(s: EngineScore) -> String {
+    match s {
+        EngineScore::Cp(cp) => format!("{:+.2}", f64::from(cp) / 100.0),
+        EngineScore::Mate(n) if n > 0 => format!("+M{n}"),
+        EngineScore::Mate(n) => format!("-M{}", n.unsigned_abs()),
+    }
+}
+
+/// Append one game to `out`. `round` is written as the `Round` tag
+/// (`PAIR.GAME`, 1-based, lets `--resume` map a game to its pair).
+pub fn write_game(out: &mut String, game: &GameRecord, round: &str, tags: &MatchTags<'_>) {
+    let tag = |out: &mut String, k: &str, v: &str| {
+        let _ = writeln!(out, "[{k} \"{}\"]", escape(v));
+    };
+    tag(out, "Event", tags.event);
+    tag(out, "Site", "karsinta");
+    tag(out, "Date", tags.date);
+    tag(out, "Round", round);
+    tag(out, "White", &game.white);
+    tag(out, "Black", &game.black);
+    tag(out, "Result", game.result.pgn());
+    if let Some(f) = &game.start_fen {
+        tag(out, "FEN", f);
+        tag(out, "SetUp", "1");
+    }
+    tag(out, "PlyCount", &game.moves.len().to_string());
+    tag(out, "TimeControl", &tags.tc.pgn_tag());
+    tag(out, "Termination", game.termination.pgn_tag());
+    out.push('\n');
+
+    // Move numbers follow the starting position's side to move and fullmove.
+    let (mut fullmove, mut turn) = match &game.start_fen {
+        Some(f) => match Fen::from_ascii(f.as_bytes())
+            .ok()
+            .and_then(|fen| fen.into_position::<Chess>(CastlingMode::Standard).ok())
+        {
+            Some(p) => (p.fullmoves().get(), p.turn()),
+            None => (1, Color::White),
+        },
+        None => (1, Color::White),
+    };
+    let mut tokens: Vec<String> = Vec::with_capacity(game.moves.len() * 2 + 2);
+    for (i, m) in game.moves.iter().enumerate() {
+        if turn == Color::White {
+            tokens.push(format!("{fullmove}."));
+        } else if i == 0 {
+            tokens.push(format!("{fullmove}..."));
+        }
+        tokens.push(m.san.clone());
+        let comment = if m.book {
+            "{book}".to_string()
+        } else {
+            let mut c = String::from("{");
+            if let Some(s) = m.score {
+                c.push_str(&format_score(s));
+                if let Some(d) = m.depth {
+                    let _ = write!(c, "/{d}");
+                }
+                c.push(' ');
+            }
+            let _ = write!(c, "{:.3}s}}", m.time.as_secs_f64());
+            c
+        };
+        tokens.push(comment);
+        if turn == Color::Black {
+            fullmove += 1;
+        }
+        turn = !turn;
+    }
+    tokens.push(format!("{{{}}}", game.reason.replace('}', ")")));
+    tokens.push(game.result.pgn().to_string());
+
+    // Wrap at 80 columns; a comment may be split at its spaces like any text.
+    let mut line_len = 0;
+    for t in tokens.iter().flat_map(|t| t.split(' ')) {
+        if line_len > 0 && line_len + 1 + t.len() > 79 {
+            out.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        out.push_str(t);
+        line_len += t.len();
+    }
+    out.push_str("\n\n");
+}
+
+/// Split a PGN file written by [`write_game`] into games (each starting at
+/// its `[Event` line). A game cut short by a crash is returned as it is.
+pub fn split_games(text: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("[Event ") {
+            starts.push(pos);
+        }
+        pos += line.len();
+    }
+    let mut games = Vec::with_capacity(starts.len());
+    for (i, &s) in starts.iter().enumerate() {
+        let e = starts.get(i + 1).copied().unwrap_or(text.len());
+        games.push(&text[s..e]);
+    }
+    games
+}
+
+/// The value of tag `name` in one game's text.
+pub fn tag_value<'a>(game: &'a str, name: &str) -> Option<&'a str> {
+    let prefix = format!("[{name} \"");
+    game.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .and_then(|rest| rest.strip_suffix("\"]"))
+}
+
+/// Whether a game's text ends with its result token (was fully written).
+pub fn is_complete(game: &str) -> bool {
+    tag_value(game, "Result").is_some_and(|r| game.trim_end().ends_with(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::play::game::{GameResult, MoveRecord, Termination};
+
+    fn mv(san: &str, book: bool, score: Option<EngineScore>) -> MoveRecord {
+        MoveRecord {
+            uci: String::new(),
+            san: san.into(),
+            book,
+            score,
+            depth: Some(12),
+            time: Duration::from_millis(52),
+        }
+    }
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(UtcTime::from_unix(0).pgn_date(), "1970.01.01");
+        // 2024-02-29 12:34:56 UTC
+        let t = UtcTime::from_unix(1_709_210_096);
+        assert_eq!(
+            (t.pgn_date(), t.compact()),
+            ("2024.02.29".to_string(), "20240229-123456".to_string())
+        );
+    }
+
+    #[test]
+    fn writes_tags_numbers_and_comments() {
+        let g = GameRecord {
+            white: "a \"b\"".into(),
+            black: "c".into(),
+            start_fen: Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into()),
+            moves: vec![
+                mv("e5", true, None),
+                mv("Nf3", false, Some(EngineScore::Cp(31))),
+                mv("Nc6", false, Some(EngineScore::Mate(-3))),
+            ],
+            result: GameResult::Draw,
+            termination: Termination::AdjudicationDraw,
+            reason: "Draw by adjudication".into(),
+        };
+        let tc: TimeControl = "8+0.08".parse().unwrap();
+        let mut out = String::new();
+        write_game(
+            &mut out,
+            &g,
+            "3.2",
+            &MatchTags {
+                event: "ev",
+                date: "2026.01.02",
+                tc: &tc,
+            },
+        );
+        assert!(out.contains("[White \"a \\\"b\\\"\"]\n"), "{out}");
+        assert!(out.contains("[SetUp \"1\"]\n[PlyCount \"3\"]\n[TimeControl \"8+0.08\"]\n[Termination \"adjudication\"]\n\n"));
+        assert!(out.lines().all(|l| l.len() <= 80), "{out}");
+        assert!(
+            out.replace('\n', " ")
+                .contains("1... e5 {book} 2. Nf3 {+0.31/12 0.052s} Nc6 {-M3/12 0.052s} {Draw by adjudication} 1/2-1/2"),
+            "{out}"
+        );
+        assert!(out.ends_with("1/2-1/2\n\n"));
+        let games = split_games(&out);
+        assert_eq!(games.len(), 1);
+        assert_eq!(tag_value(games[0], "Round"), Some("3.2"));
+        assert!(is_complete(games[0]));
+        assert!(!is_complete(&out[..out.len() - 6]));
+        let twice = format!("{out}{out}");
+        assert_eq!(split_games(&twice).len(), 2);
+    }
+}

@@ -1,0 +1,12 @@
+//! Opening suites: the [`book`] a match plays from (loaded, checked and put
+//! in the seed's order) and the [`generate`]d balanced suites of
+//! `karsinta openings generate`.
+
+pub mod book;
+pub mod generate;
+
+pub(crate) use book::parse_position;
+pub use book::{
+    fingerprint, is_fingerprint, load_openings, load_openings_with, order_openings, parse_openings,
+    position_fen, LoadOptions, LoadedOpenings, Opening, OpeningError, OpeningFormat, OpeningOrder,
+};

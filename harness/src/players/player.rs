@@ -1,0 +1,179 @@
+//! The [`Player`] trait and what passes through it: a [`MoveRequest`] under
+//! a [`MoveLimit`], the [`EngineMove`] answer with its [`EngineScore`], the
+//! [`EngineError`] that ends a game, and the [`PlayerSpec`] a player is
+//! started from.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// What limits one move's search. The clock fields are the harness's own
+/// clock readings at the moment the move is requested.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MoveLimit {
+    Nodes(u64),
+    Depth(u32),
+    MoveTime(Duration),
+    Clock {
+        wtime: Duration,
+        btime: Duration,
+        winc: Duration,
+        binc: Duration,
+        movestogo: Option<u32>,
+    },
+}
+
+/// `d` in seconds, the shortest form that round-trips (`8`, `0.08`, `0.1`):
+/// for the text form and for xboard's `level` increment.
+pub fn fmt_secs(d: Duration) -> String {
+    let ms = d.as_millis();
+    if d.as_nanos().is_multiple_of(1_000_000) {
+        if ms.is_multiple_of(1000) {
+            format!("{}", ms / 1000)
+        } else {
+            let s = format!("{}.{:03}", ms / 1000, ms % 1000);
+            s.trim_end_matches('0').to_string()
+        }
+    } else {
+        format!("{}", d.as_secs_f64())
+    }
+}
+
+/// A request for one move.
+#[derive(Clone, Debug)]
+pub struct MoveRequest<'a> {
+    /// FEN of the game's starting position (after the opening, if the opening
+    /// is given as a FEN) or `None` for the standard start position.
+    pub start_fen: Option<&'a str>,
+    /// Moves played since `start_fen`, in UCI notation (standard castling
+    /// notation `e1g1`).
+    pub moves: &'a [String],
+    pub limit: MoveLimit,
+    /// How long the harness will wait for the answer before it declares the
+    /// engine hung (time loss, or a watchdog for node/depth limits).
+    pub deadline: Duration,
+}
+
+/// Score as the engine reported it, from the mover's view; in JSON
+/// `{"cp": 35}` or `{"mate": -2}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineScore {
+    Cp(i32),
+    /// Mate in N moves; negative when the mover is being mated.
+    Mate(i32),
+}
+
+/// An engine's answer.
+#[derive(Clone, Debug)]
+pub struct EngineMove {
+    /// The move in UCI notation, unchecked (the game loop checks it).
+    pub uci: String,
+    /// Last reported score, depth, nodes (from `info` lines, if any).
+    pub score: Option<EngineScore>,
+    pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Wall time from sending `go` to receiving `bestmove`, measured by the harness.
+    pub elapsed: Duration,
+}
+
+/// Why a player failed. Each one ends the game (loss for that player) and
+/// the player is restarted before its next game.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum EngineError {
+    #[error("engine failed to start: {0}")]
+    Start(String),
+    #[error("engine crashed: {0}")]
+    Crashed(String),
+    #[error("engine did not answer in time: {0}")]
+    Timeout(String),
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The engine gave up (xboard `resign`): a loss, but not a fault.
+    #[error("engine resigned: {0}")]
+    Resigned(String),
+    /// The engine cannot play the game as configured: a limit it has no
+    /// command for, an option it did not announce, a start position its
+    /// protocol cannot express. A setup problem, not the engine's fault in
+    /// this game; the message names the engine.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+}
+
+/// A chess player the game loop can drive.
+pub trait Player: Send {
+    /// Display name (PGN `White`/`Black`).
+    fn name(&self) -> &str;
+    /// Prepare for a new game (UCI: `ucinewgame` + `isready`). Restarts the
+    /// process first if it died.
+    fn new_game(&mut self) -> Result<(), EngineError>;
+    /// Ask for a move.
+    fn go(&mut self, req: &MoveRequest<'_>) -> Result<EngineMove, EngineError>;
+    /// Check, after [`Player::new_game`], that the engine can search under
+    /// limits like `limit` ([`EngineError::Unsupported`] if not), so that a
+    /// match fails at setup instead of in every game. `go` makes the same
+    /// check.
+    fn check_limit(&mut self, _limit: &MoveLimit) -> Result<(), EngineError> {
+        Ok(())
+    }
+    /// Check, after [`Player::new_game`], that the engine can start a game
+    /// from `fen` ([`EngineError::Unsupported`] when its protocol cannot
+    /// express the position, as xboard's edit mode cannot express some
+    /// castling rights). `go` makes the same check.
+    fn check_start(&mut self, _fen: &str) -> Result<(), EngineError> {
+        Ok(())
+    }
+    /// Start the engine if it is not running (its handshake included), so
+    /// that a runner can tell an engine that cannot start (a setup problem)
+    /// from one that fails during a game (a result). In-process players
+    /// have nothing to start.
+    fn ensure_started(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+    /// Set options (UCI `setoption` pairs, in-process parameters) for the
+    /// games from now on, on top of the spec's, kept across restarts: how a
+    /// tuner plays each game pair with other parameter values without
+    /// starting new processes.
+    fn configure(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        if options.is_empty() {
+            return Ok(());
+        }
+        Err(EngineError::Unsupported(format!(
+            "{}: options cannot be changed between games",
+            self.name()
+        )))
+    }
+    /// Tell the engine the game is over (optional), keep the process for reuse.
+    fn game_over(&mut self) {}
+    /// Stop the engine for good; must also happen on drop.
+    fn quit(&mut self);
+}
+
+/// Which protocol an external engine speaks, or an in-process engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerKind {
+    Uci,
+    Xboard,
+    /// The `karsinta-engine` library in this process with this parameter set.
+    InProcess(Box<karsinta_engine::Params>),
+}
+
+/// Everything needed to start a player, already validated (absolute paths).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerSpec {
+    pub name: String,
+    pub kind: PlayerKind,
+    /// Program to run (ignored for in-process players).
+    pub cmd: std::path::PathBuf,
+    pub args: Vec<String>,
+    pub dir: Option<std::path::PathBuf>,
+    /// UCI `setoption` (or xboard `option`) pairs, sent after the handshake.
+    pub options: Vec<(String, String)>,
+    /// How long the handshake (`uci`/`uciok`, `isready`/`readyok`) may take.
+    pub init_timeout: Duration,
+    /// Where to append the engine's stderr (one file per player in the run
+    /// folder, shared by its concurrent instances: a `[karsinta] name#N
+    /// (pid P):` line names the writer whenever it changes), if anywhere.
+    pub stderr_log: Option<std::path::PathBuf>,
+}

@@ -1,0 +1,328 @@
+//! Counting finished game pairs: pentanomial and W/D/L counts per pairing,
+//! the termination breakdown and the SPRT state. The tally knows nothing of
+//! configs or files: the match runner, the tuners and the distributed
+//! coordinator all count with it, and the summary is built from it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::schedule::Pairing;
+use crate::play::game::Termination;
+use crate::run::ledger::PairEntry;
+use crate::stats::{Pentanomial, SprtDecision, SprtParams, SprtResult, Trinomial};
+
+/// Where a run stands; serialised as the lowercase name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Games are being played.
+    Running,
+    /// Every planned game was played.
+    Finished,
+    /// The SPRT decided.
+    Stopped,
+    /// Ctrl-C or SIGTERM; `--resume` continues.
+    Interrupted,
+    /// The caller stopped it (a budget such as `gate.max_minutes`, a tuner).
+    Halted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Stopped => "stopped",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Halted => "halted",
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for RunStatus {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for RunStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The SPRT's state as a summary reports it; serialised as `H0`, `H1`,
+/// `continue`, `inconclusive` or `interrupted`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SprtVerdict {
+    H0,
+    H1,
+    #[serde(rename = "continue")]
+    Continue,
+    #[serde(rename = "inconclusive")]
+    Inconclusive,
+    #[serde(rename = "interrupted")]
+    Interrupted,
+}
+
+impl SprtVerdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SprtVerdict::H0 => "H0",
+            SprtVerdict::H1 => "H1",
+            SprtVerdict::Continue => "continue",
+            SprtVerdict::Inconclusive => "inconclusive",
+            SprtVerdict::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for SprtVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for SprtVerdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// Running counts of one pairing.
+#[derive(Clone, Debug, Default)]
+pub struct PairingTally {
+    pub penta: Pentanomial,
+    pub wdl: Trinomial,
+    pub terminations: BTreeMap<Termination, u64>,
+}
+
+impl PairingTally {
+    pub fn add(&mut self, e: &PairEntry) {
+        self.penta.add(e.first_points());
+        for g in &e.games {
+            match g.half_points(e.first) {
+                2 => self.wdl.wins += 1,
+                1 => self.wdl.draws += 1,
+                _ => self.wdl.losses += 1,
+            }
+            *self.terminations.entry(g.termination).or_default() += 1;
+        }
+    }
+}
+
+/// SPRT state after the pairs counted so far.
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtSummary {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub model: crate::stats::EloModel,
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// `H0`, `H1`, `continue` (still running), `inconclusive` (the game
+    /// cap or the caller's budget ran out first) or `interrupted` (stopped
+    /// by a signal; `--resume` continues the test).
+    pub decision: SprtVerdict,
+    /// Pairs the LLR was computed from.
+    pub pairs: u64,
+}
+
+/// Everything counted so far, in the order pairs finished.
+#[derive(Clone, Debug)]
+pub struct Tally {
+    pub pairings: Vec<Pairing>,
+    pub per_pairing: Vec<PairingTally>,
+    pub pairs: u64,
+    /// The SPRT and its test of the first pairing's counts, updated with
+    /// every pair until a bound is crossed (no pair is counted after that).
+    sprt: Option<(SprtParams, SprtResult)>,
+}
+
+impl Tally {
+    pub fn new(pairings: Vec<Pairing>, sprt: Option<SprtParams>) -> Tally {
+        Tally {
+            per_pairing: vec![PairingTally::default(); pairings.len()],
+            pairings,
+            pairs: 0,
+            sprt: sprt.map(|s| (s, s.test_penta(&Pentanomial::default()))),
+        }
+    }
+
+    /// The SPRT decision, once a bound has been crossed.
+    pub fn decision(&self) -> Option<SprtDecision> {
+        let (_, r) = self.sprt.as_ref()?;
+        (r.decision != SprtDecision::Continue).then_some(r.decision)
+    }
+
+    /// Count one finished pair; returns the SPRT decision once a bound is
+    /// crossed (the LLR is updated pair by pair in finishing order).
+    pub fn add(&mut self, e: &PairEntry) -> Option<SprtDecision> {
+        if let Some(d) = self.decision() {
+            return Some(d);
+        }
+        self.per_pairing[e.pairing].add(e);
+        self.pairs += 1;
+        if let Some((s, r)) = &mut self.sprt {
+            *r = s.test_penta(&self.per_pairing[0].penta);
+        }
+        self.decision()
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u64 {
+        self.pairs * 2
+    }
+
+    /// Counts of the first engine over all its pairings.
+    pub fn first_engine(&self) -> PairingTally {
+        let mut t = PairingTally::default();
+        for (p, pt) in self.pairings.iter().zip(&self.per_pairing) {
+            if p.first == 0 {
+                t.penta.merge(&pt.penta);
+                t.wdl.merge(&pt.wdl);
+            }
+        }
+        t
+    }
+
+    /// SPRT figures, if configured, for a run in `status`: undecided, a
+    /// running test continues, an interrupted one is `interrupted`, any
+    /// other is `inconclusive`.
+    pub fn sprt(&self, status: RunStatus) -> Option<SprtSummary> {
+        let (s, r) = self.sprt.as_ref()?;
+        let decision = match (self.decision(), status) {
+            (Some(SprtDecision::H0), _) => SprtVerdict::H0,
+            (Some(_), _) => SprtVerdict::H1,
+            (None, RunStatus::Running) => SprtVerdict::Continue,
+            (None, RunStatus::Interrupted) => SprtVerdict::Interrupted,
+            (None, _) => SprtVerdict::Inconclusive,
+        };
+        Some(SprtSummary {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
+            model: s.model,
+            llr: r.llr,
+            lower: r.lower,
+            upper: r.upper,
+            decision,
+            pairs: self.per_pairing[0].penta.pairs(),
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::config::TournamentKind;
+    use crate::play::game::GameResult;
+    use crate::run::ledger::GameEntry;
+    use crate::run::pairings;
+
+    pub(crate) fn pair(
+        pairing: usize,
+        first: usize,
+        second: usize,
+        r: [GameResult; 2],
+    ) -> PairEntry {
+        let g = |white, black, result| GameEntry {
+            white,
+            black,
+            result,
+            termination: Termination::Mate,
+            plies: 10,
+        };
+        PairEntry {
+            pair: 0,
+            pairing,
+            first,
+            second,
+            opening: None,
+            games: [g(first, second, r[0]), g(second, first, r[1])],
+        }
+    }
+
+    #[test]
+    fn statuses_serialise_as_before() {
+        for (s, text) in [
+            (RunStatus::Running, "running"),
+            (RunStatus::Finished, "finished"),
+            (RunStatus::Stopped, "stopped"),
+            (RunStatus::Interrupted, "interrupted"),
+            (RunStatus::Halted, "halted"),
+        ] {
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{text}\""));
+            assert_eq!(s, text);
+        }
+        for (v, text) in [
+            (SprtVerdict::H0, "H0"),
+            (SprtVerdict::H1, "H1"),
+            (SprtVerdict::Continue, "continue"),
+            (SprtVerdict::Inconclusive, "inconclusive"),
+            (SprtVerdict::Interrupted, "interrupted"),
+        ] {
+            assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{text}\""));
+        }
+    }
+
+    #[test]
+    fn sprt_stops_on_lopsided_results() {
+        use GameResult::*;
+        let sprt = SprtParams {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: crate::stats::EloModel::Logistic,
+        };
+        let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt));
+        let mut decided_at = None;
+        for i in 0..1000 {
+            // First engine wins every pair 2-0 or 1.5-0.5.
+            let r = if i % 2 == 0 {
+                [WhiteWins, BlackWins]
+            } else {
+                [Draw, BlackWins]
+            };
+            if let Some(d) = t.add(&pair(0, 0, 1, r)) {
+                decided_at = Some((i, d));
+                break;
+            }
+        }
+        let (i, d) = decided_at.expect("decides");
+        assert_eq!(d, SprtDecision::H1);
+        assert!(i < 500, "{i}");
+        assert_eq!(
+            t.sprt(RunStatus::Stopped).unwrap().decision,
+            SprtVerdict::H1
+        );
+        // Counting stops at the decision.
+        let pairs = t.pairs;
+        t.add(&pair(0, 0, 1, [BlackWins, WhiteWins]));
+        assert_eq!(t.pairs, pairs);
+    }
+
+    #[test]
+    fn undecided_sprt_reads_by_status() {
+        let sprt = SprtParams::new(0.0, 5.0, 0.05, 0.05, crate::stats::EloModel::Normalized);
+        let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt.unwrap()));
+        t.add(&pair(0, 0, 1, [GameResult::Draw, GameResult::Draw]));
+        let decision = |status| t.sprt(status).unwrap().decision;
+        assert_eq!(decision(RunStatus::Running), "continue");
+        assert_eq!(decision(RunStatus::Interrupted), "interrupted");
+        assert_eq!(decision(RunStatus::Finished), "inconclusive");
+        assert_eq!(decision(RunStatus::Halted), "inconclusive");
+    }
+}
