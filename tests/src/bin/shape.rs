@@ -10,7 +10,8 @@ use karsinta_e2e::shape;
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut top = 15;
-    let mut ws = karsinta_e2e::workspace();
+    // The workspace it is run in, so one build checks any worktree.
+    let mut ws = std::env::current_dir().unwrap_or_else(|_| karsinta_e2e::workspace());
     while let Some(a) = args.next() {
         match a.as_str() {
             "--top" => top = args.next().and_then(|n| n.parse().ok()).unwrap_or(top),
