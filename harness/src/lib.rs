@@ -27,6 +27,7 @@
 //!   text and Markdown blocks.
 
 pub mod config;
+pub mod datagen;
 pub mod formats;
 pub mod openings;
 pub mod play;

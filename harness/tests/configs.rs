@@ -29,6 +29,13 @@ fn every_config_loads() {
             continue;
         }
         let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        if yaml.get("limit").is_some() && yaml.get("games").is_some() {
+            // A datagen config.
+            let d = karsinta_harness::datagen::DatagenConfig::load(&path)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(d.games > 0, "{}", path.display());
+            continue;
+        }
         if yaml.get("dataset").is_some() {
             // A Texel tuning config; its `verify:` block is a match.
             let t = TexelConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));

@@ -1,4 +1,12 @@
 //! File formats the harness reads and writes: PGN games out
-//! ([`pgn_write`]: the games file of a run folder, split back on resume).
+//! ([`pgn_write`]: the games file of a run folder, split back on resume),
+//! and training data ([`records`]: the record types; [`training`]: one
+//! reader for [`bullet`] (bulletformat), [`text`] (`FEN | score | result`)
+//! and [`viri`] (viriformat)).
 
+pub mod bullet;
 pub mod pgn_write;
+pub mod records;
+pub mod text;
+pub mod training;
+pub mod viri;

@@ -9,6 +9,7 @@
 
 mod ab;
 mod common;
+mod datagen;
 mod docs;
 mod gate;
 mod match_cmd;
@@ -51,6 +52,8 @@ enum Command {
     Completions(docs::CompletionArgs),
     /// Print the man page (roff), or write one per subcommand with --dir.
     Man(docs::ManArgs),
+    /// Self-play training data (bulletformat, viriformat, text); `convert` between formats.
+    Datagen(datagen::Args),
     /// Tune parameters: `texel-data` (PGN to dataset), `texel` (evaluation weights), `spsa` (search parameters by games).
     Tune(tune::Args),
 }
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => docs::completions(Cli::command(), args),
         Command::Man(args) => docs::man(Cli::command(), args),
         Command::Tune(args) => tune::run(args),
+        Command::Datagen(args) => datagen::run(args),
         Command::Suite(args) => suite::run(args),
         // The gate picks its own exit status (0/1/2/3).
         Command::Gate(args) => return gate::run(args),

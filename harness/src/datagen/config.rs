@@ -1,0 +1,304 @@
+//! The `karsinta datagen` config: [`RawDatagenConfig`] as written (serde,
+//! unknown keys refused) -> [`DatagenConfig`] (absolute paths, defaults
+//! filled, ranges checked). The resolved config is written into the run
+//! folder, which a resumed run reloads and must match.
+
+use std::path::{Path, PathBuf};
+
+use karsinta_engine::Params;
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigError;
+use crate::formats::records::RecordFormat;
+
+/// The config file as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDatagenConfig {
+    /// Games to play (one per start position).
+    pub games: u64,
+    /// Output format: `bullet` (default), `text` or `viriformat`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<RecordFormat>,
+    /// Seed of the start positions (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Games played at once (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    /// Engine parameter file (relative to this file); default: built-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<String>,
+    /// Transposition table per game in MiB (default 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_mb: Option<usize>,
+    /// The search of every move.
+    pub limit: RawLimit,
+    #[serde(default)]
+    pub start: RawStart,
+    #[serde(default)]
+    pub filter: RawFilter,
+    #[serde(default)]
+    pub adjudication: RawAdjudicate,
+}
+
+/// Per-move search limit; at least one of them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimit {
+    /// Stop starting new iterations after this many nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_nodes: Option<u64>,
+    /// Stop the search at this many nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+}
+
+/// Where games start.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStart {
+    /// EPD or PGN book (relative to this file); default: the start position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book: Option<String>,
+    /// Random legal plies played from the start (default 8; 0 with a book).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_plies: Option<u32>,
+    /// Nodes of the playability search (default 1000; 0: no check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_nodes: Option<u64>,
+    /// Largest |score| of a playable start, centipawns (default 400).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_score_cp: Option<i32>,
+}
+
+/// Which positions are written (viriformat keeps whole games and ignores
+/// all but the counts).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFilter {
+    /// Drop positions in check (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_check: Option<bool>,
+    /// Drop positions whose best move is a capture or promotion (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tactical: Option<bool>,
+    /// Drop positions with a mate score (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mate: Option<bool>,
+    /// Drop plies of the game before this one (default 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ply: Option<u32>,
+    /// Drop plies from this one on (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ply: Option<u32>,
+    /// Drop a position already written in this run (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicates: Option<bool>,
+}
+
+/// When a game stops before the rules end it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAdjudicate {
+    /// A win once both sides' scores pass this for `win_plies` plies (default 2500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win_cp: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win_plies: Option<u32>,
+    /// A draw once |score| stays within this for `draw_plies` plies after
+    /// `draw_after` (default 10 cp, 8 plies, after ply 80).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_cp: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_plies: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_after: Option<u32>,
+    /// A draw at this many plies (default 400).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_plies: Option<u32>,
+}
+
+/// The per-move search, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimit {
+    pub soft_nodes: Option<u64>,
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+}
+
+/// The filters, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filter {
+    pub in_check: bool,
+    pub tactical: bool,
+    pub mate: bool,
+    pub min_ply: u32,
+    pub max_ply: Option<u32>,
+    pub duplicates: bool,
+}
+
+/// Adjudication, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Adjudicate {
+    pub win_cp: i32,
+    pub win_plies: u32,
+    pub draw_cp: i32,
+    pub draw_plies: u32,
+    pub draw_after: u32,
+    pub max_plies: u32,
+}
+
+/// A validated datagen config.
+#[derive(Clone, Debug)]
+pub struct DatagenConfig {
+    pub raw: RawDatagenConfig,
+    pub name: String,
+    pub games: u64,
+    pub format: RecordFormat,
+    pub seed: u64,
+    pub threads: usize,
+    pub params: Params,
+    pub hash_mb: usize,
+    pub limit: SearchLimit,
+    pub book: Option<PathBuf>,
+    pub random_plies: u32,
+    pub check_nodes: u64,
+    pub max_score_cp: i32,
+    pub filter: Filter,
+    pub adjudicate: Adjudicate,
+}
+
+fn invalid(path: &Path, key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        key: key.to_string(),
+        message: message.into(),
+    }
+}
+
+impl DatagenConfig {
+    /// Read and resolve the config file at `path`.
+    pub fn load(path: &Path) -> Result<DatagenConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let raw: RawDatagenConfig =
+            serde_yaml::from_str(&text).map_err(|e| ConfigError::Syntax {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        DatagenConfig::resolve(raw, path)
+    }
+
+    /// Check `raw` (paths relative to `path`'s folder) and fill defaults.
+    pub fn resolve(mut raw: RawDatagenConfig, path: &Path) -> Result<DatagenConfig, ConfigError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let absolute = |p: &str| {
+            let p = dir.join(p);
+            std::path::absolute(&p).unwrap_or(p)
+        };
+        if raw.games == 0 {
+            return Err(invalid(path, "games", "must be at least 1"));
+        }
+        let l = &raw.limit;
+        if l.soft_nodes.is_none() && l.nodes.is_none() && l.depth.is_none() {
+            return Err(invalid(path, "limit", "give soft_nodes, nodes or depth"));
+        }
+        if l.soft_nodes == Some(0) || l.nodes == Some(0) || l.depth == Some(0) {
+            return Err(invalid(path, "limit", "limits must be at least 1"));
+        }
+        if let (Some(s), Some(h)) = (l.soft_nodes, l.nodes) {
+            if s > h {
+                return Err(invalid(path, "limit.soft_nodes", "above limit.nodes"));
+            }
+        }
+        let threads = raw.threads.unwrap_or(1);
+        if threads == 0 {
+            return Err(invalid(path, "threads", "must be at least 1"));
+        }
+        let (params, params_path) = match &raw.params {
+            Some(p) => {
+                let abs = absolute(p);
+                let params =
+                    Params::load_yaml(&abs).map_err(|e| invalid(path, "params", e.to_string()))?;
+                (params, Some(abs.display().to_string()))
+            }
+            None => (Params::default(), None),
+        };
+        raw.params = params_path;
+        let book = raw.start.book.as_deref().map(absolute);
+        if let Some(b) = &book {
+            if !b.is_file() {
+                return Err(invalid(
+                    path,
+                    "start.book",
+                    format!("{} not found", b.display()),
+                ));
+            }
+            raw.start.book = Some(b.display().to_string());
+        }
+        let random_plies = raw
+            .start
+            .random_plies
+            .unwrap_or(if book.is_some() { 0 } else { 8 });
+        let f = &raw.filter;
+        let filter = Filter {
+            in_check: f.in_check.unwrap_or(true),
+            tactical: f.tactical.unwrap_or(true),
+            mate: f.mate.unwrap_or(true),
+            min_ply: f.min_ply.unwrap_or(16),
+            max_ply: f.max_ply,
+            duplicates: f.duplicates.unwrap_or(true),
+        };
+        let a = &raw.adjudication;
+        let adjudicate = Adjudicate {
+            win_cp: a.win_cp.unwrap_or(2500),
+            win_plies: a.win_plies.unwrap_or(4),
+            draw_cp: a.draw_cp.unwrap_or(10),
+            draw_plies: a.draw_plies.unwrap_or(8),
+            draw_after: a.draw_after.unwrap_or(80),
+            max_plies: a.max_plies.unwrap_or(400),
+        };
+        if adjudicate.max_plies == 0 {
+            return Err(invalid(
+                path,
+                "adjudication.max_plies",
+                "must be at least 1",
+            ));
+        }
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "datagen".to_string());
+        Ok(DatagenConfig {
+            name,
+            games: raw.games,
+            format: raw.format.unwrap_or(RecordFormat::Bullet),
+            seed: raw.seed.unwrap_or(1),
+            threads,
+            params,
+            hash_mb: raw.hash_mb.unwrap_or(16),
+            limit: SearchLimit {
+                soft_nodes: l.soft_nodes,
+                nodes: l.nodes,
+                depth: l.depth,
+            },
+            book,
+            random_plies,
+            check_nodes: raw.start.check_nodes.unwrap_or(1000),
+            max_score_cp: raw.start.max_score_cp.unwrap_or(400),
+            filter,
+            adjudicate,
+            raw,
+        })
+    }
+
+    /// The resolved config as YAML (absolute paths), for the run folder.
+    pub fn resolved_yaml(&self) -> String {
+        serde_yaml::to_string(&self.raw).unwrap_or_default()
+    }
+}

@@ -1,0 +1,27 @@
+//! `karsinta datagen`: training data from self-play of the in-process
+//! engine, in the formats NNUE trainers read ([`crate::formats::records`]).
+//!
+//! - [`config`]: the YAML config, resolved;
+//! - [`start`]: random start positions with a playability check;
+//! - [`selfplay`]: one game, searched at fixed nodes or depth;
+//! - [`filter`]: which positions are written, counts per filter;
+//! - [`run`]: the workers, the ordered writer, the ledger and resume;
+//! - [`convert`]: between formats.
+//!
+//! The games are played by a loop of their own over `Searcher` rather than
+//! the match runner's pair runner: one engine against itself needs no
+//! clock, pairing or opening schedule, and the records need the search's
+//! score and best move of every ply.
+
+pub mod config;
+pub mod convert;
+pub mod filter;
+pub mod run;
+pub mod selfplay;
+pub mod start;
+
+pub use config::DatagenConfig;
+pub use run::{create_run, resume_config, run, DatagenError, DatagenReport, Progress};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,236 @@
+//! Training records, the unit every training-data format holds: a position,
+//! its search score and the game's result, both from White's view
+//! ([`Record`]); and the games viriformat keeps whole ([`DataGame`]). The
+//! formats themselves are [`super::bullet`], [`super::text`] and
+//! [`super::viri`]; [`RecordFormat`] names them for configs and flags, and
+//! [`super::training`] reads any of them.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Color, Move};
+use thiserror::Error;
+
+/// A game's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Wdl {
+    BlackWins,
+    Draw,
+    WhiteWins,
+}
+
+impl Wdl {
+    /// 0 for a Black win, 1 for a draw, 2 for a White win (as both crates store it).
+    pub fn packed(self) -> u8 {
+        match self {
+            Wdl::BlackWins => 0,
+            Wdl::Draw => 1,
+            Wdl::WhiteWins => 2,
+        }
+    }
+
+    /// The inverse of [`Self::packed`]; `None` for any other byte.
+    pub fn from_packed(b: u8) -> Option<Wdl> {
+        match b {
+            0 => Some(Wdl::BlackWins),
+            1 => Some(Wdl::Draw),
+            2 => Some(Wdl::WhiteWins),
+            _ => None,
+        }
+    }
+
+    /// The result seen from the other side.
+    pub fn flipped(self) -> Wdl {
+        match self {
+            Wdl::BlackWins => Wdl::WhiteWins,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::WhiteWins => Wdl::BlackWins,
+        }
+    }
+
+    /// White's score: 1, 0.5 or 0.
+    pub fn white_score(self) -> f32 {
+        f32::from(self.packed()) / 2.0
+    }
+
+    /// The win of `winner`.
+    pub fn win(winner: Color) -> Wdl {
+        match winner {
+            Color::White => Wdl::WhiteWins,
+            Color::Black => Wdl::BlackWins,
+        }
+    }
+}
+
+/// One training position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub pos: Chess,
+    /// The search score in centipawns from White's view (mates saturate at
+    /// [`MATE_SCORE`]).
+    pub score_white: i16,
+    pub result: Wdl,
+}
+
+/// The stored score of a mate (either sign).
+pub const MATE_SCORE: i16 = 32000;
+
+/// One ply of a [`DataGame`]: the move played and the score of the
+/// position it was played in, White's view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataPly {
+    pub mv: Move,
+    pub score_white: i16,
+}
+
+/// A game as viriformat keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataGame {
+    pub start: Chess,
+    pub plies: Vec<DataPly>,
+    pub result: Wdl,
+}
+
+impl DataGame {
+    /// The game's positions as records (the position before each move).
+    pub fn records(&self) -> Vec<Record> {
+        let mut pos = self.start.clone();
+        let mut out = Vec::with_capacity(self.plies.len());
+        for ply in &self.plies {
+            out.push(Record {
+                pos: pos.clone(),
+                score_white: ply.score_white,
+                result: self.result,
+            });
+            shakmaty::Position::play_unchecked(&mut pos, ply.mv);
+        }
+        out
+    }
+}
+
+/// A training-data file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordFormat {
+    /// bulletformat's 32-byte `ChessBoard` records (side-to-move view).
+    Bullet,
+    /// `FEN | score | result` lines, White's view: what bullet's text
+    /// converter reads.
+    Text,
+    /// viriformat games (a packed start position, then moves and scores).
+    Viriformat,
+}
+
+impl RecordFormat {
+    pub const ALL: [RecordFormat; 3] = [
+        RecordFormat::Bullet,
+        RecordFormat::Text,
+        RecordFormat::Viriformat,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordFormat::Bullet => "bullet",
+            RecordFormat::Text => "text",
+            RecordFormat::Viriformat => "viriformat",
+        }
+    }
+
+    /// What a file of this format is, for error messages.
+    pub fn description(self) -> &'static str {
+        match self {
+            RecordFormat::Bullet => "bulletformat (32-byte ChessBoard records)",
+            RecordFormat::Text => "text (`FEN | score | result` lines)",
+            RecordFormat::Viriformat => {
+                "viriformat (32-byte packed board, 4-byte move/score pairs, 4 zero bytes)"
+            }
+        }
+    }
+
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            RecordFormat::Bullet => "bin",
+            RecordFormat::Text => "txt",
+            RecordFormat::Viriformat => "vf",
+        }
+    }
+
+    /// Whether the format keeps the moves (and so whole games).
+    pub fn holds_games(self) -> bool {
+        self == RecordFormat::Viriformat
+    }
+}
+
+impl fmt::Display for RecordFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for RecordFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        RecordFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown format '{s}' (expected bullet, text or viriformat)"))
+    }
+}
+
+/// A training-data file that cannot be read.
+#[derive(Debug, Error)]
+pub enum RecordError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: at byte {offset}: expected {}: {reason}", format.description())]
+    Bad {
+        path: PathBuf,
+        offset: u64,
+        format: RecordFormat,
+        reason: String,
+    },
+}
+
+/// Where in a file a decoder stopped, before the path is known.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    pub offset: u64,
+    pub reason: String,
+}
+
+impl DecodeError {
+    pub fn new(offset: u64, reason: impl Into<String>) -> DecodeError {
+        DecodeError {
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    pub fn at(self, path: &Path, format: RecordFormat) -> RecordError {
+        RecordError::Bad {
+            path: path.to_path_buf(),
+            offset: self.offset,
+            format,
+            reason: self.reason,
+        }
+    }
+}
+
+/// The format a file name suggests (by extension), if any.
+pub fn format_of_path(path: &Path) -> Option<RecordFormat> {
+    let ext = path.extension()?.to_str()?;
+    match ext {
+        "bin" | "bullet" => Some(RecordFormat::Bullet),
+        "txt" | "text" => Some(RecordFormat::Text),
+        "vf" | "viri" | "viriformat" => Some(RecordFormat::Viriformat),
+        _ => None,
+    }
+}
