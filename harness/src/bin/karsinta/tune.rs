@@ -38,9 +38,13 @@ pub enum TuneCmd {
 
 #[derive(clap::Args, Debug)]
 pub struct TexelDataArgs {
-    /// PGN files, streamed in order.
+    /// PGN files, streamed in order (or record files with --format).
     #[arg(required = true)]
     pub pgn: Vec<PathBuf>,
+    /// The inputs are training records (bullet, text, viriformat: `karsinta
+    /// datagen` output), labelled by result blended with score by --lambda.
+    #[arg(long)]
+    pub format: Option<karsinta_harness::formats::records::RecordFormat>,
     /// Dataset file to write.
     #[arg(long, short = 'o')]
     pub out: PathBuf,
@@ -147,6 +151,14 @@ fn texel_data(a: TexelDataArgs) -> anyhow::Result<()> {
         .num_threads(a.threads.unwrap_or(0))
         .build()
         .context("starting worker threads")?;
+    if let Some(format) = a.format {
+        let report = pool
+            .install(|| texel::records::extract_records(&a.pgn, format, &a.out, &opts))
+            .with_context(|| format!("writing {}", a.out.display()))?;
+        print!("{}", report.text());
+        println!("dataset   | {}", a.out.display());
+        return Ok(());
+    }
     let report = pool.install(|| {
         texel::extract(&a.pgn, &a.out, &opts, &|p| {
             bar.set_length(p.bytes_total);

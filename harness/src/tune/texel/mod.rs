@@ -1,6 +1,6 @@
 //! Texel tuning: evaluation weights fitted to game results.
 //!
-//! The loop: PGN games -> quiet positions -> sparse traces
+//! The loop: PGN games (or datagen's training records, [`records`]) -> quiet positions -> sparse traces
 //! ([`mod@extract`], `karsinta tune texel-data`) -> a binary dataset
 //! ([`dataset`]) -> K fit and full-batch Adam/AdaGrad on the MSE of
 //! `sigmoid(K * eval)` against the result ([`tuner`]) -> a run folder with
@@ -13,6 +13,7 @@ pub mod config;
 pub mod dataset;
 pub mod extract;
 mod plot;
+pub mod records;
 pub mod run;
 pub mod tuner;
 
