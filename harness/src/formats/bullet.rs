@@ -20,22 +20,13 @@ use super::records::{DecodeError, Record, Wdl};
 /// Bytes per record.
 pub const RECORD_BYTES: usize = 32;
 
-const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 /// The crate's record of `rec`.
 pub fn to_chessboard(rec: &Record) -> ChessBoard {
     let board = rec.pos.board();
     let mut bbs = [0u64; 8];
     bbs[0] = board.by_color(Color::White).0;
     bbs[1] = board.by_color(Color::Black).0;
-    for (i, role) in ROLES.iter().enumerate() {
+    for (i, role) in Role::ALL.iter().enumerate() {
         bbs[2 + i] = board.by_role(*role).0;
     }
     let stm = usize::from(rec.pos.turn() == Color::Black);
@@ -78,7 +69,7 @@ pub fn decode(cb: &ChessBoard) -> Result<Record, String> {
     let mut board = Board::empty();
     for (piece, square) in *cb {
         let kind = piece & 0b111;
-        let role = *ROLES
+        let role = *Role::ALL
             .get(usize::from(kind))
             .ok_or_else(|| format!("piece code {piece} on square {square}"))?;
         let color = if piece & 0b1000 == 0 {

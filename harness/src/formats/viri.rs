@@ -24,14 +24,6 @@ pub const HEADER_BYTES: usize = 32;
 /// Bytes per ply, and of the terminator.
 pub const PLY_BYTES: usize = 4;
 
-const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
 const UNMOVED_ROOK: u8 = 6;
 const FLAG_EP: u16 = 1;
 const FLAG_CASTLE: u16 = 2;
@@ -113,7 +105,7 @@ fn decode_header(h: &[u8]) -> Result<(Chess, Wdl), String> {
                 castling.add(sq);
                 Role::Rook
             }
-            k => *ROLES
+            k => *Role::ALL
                 .get(usize::from(k))
                 .ok_or_else(|| format!("piece code {code} on {sq}"))?,
         };
@@ -149,7 +141,7 @@ fn decode_move(pos: &Chess, code: u16) -> Result<Move, String> {
     let from = Square::new(u32::from(code & 63));
     let to = Square::new(u32::from((code >> 6) & 63));
     let kind = code >> 14;
-    let promo = ROLES[1 + usize::from((code >> 12) & 3)];
+    let promo = Role::ALL[1 + usize::from((code >> 12) & 3)];
     pos.legal_moves()
         .into_iter()
         .find(|m| {

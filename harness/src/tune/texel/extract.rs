@@ -630,18 +630,39 @@ fn flush(
         .par_iter()
         .map_init(
             || Searcher::with_hash_mb(opts.params.clone(), 1),
-            |searcher, s| {
-                let board: cozy_chess::Board = position_fen(&s.pos).parse().ok()?;
-                let leaf = searcher.quiet_leaf(&board);
-                if leaf.score.abs() >= MATE_BOUND || !leaf.board.checkers().is_empty() {
-                    return None;
-                }
-                let t = trace(&leaf.board, &opts.params.eval);
-                Some((leaf.board.hash(), t, s.label))
-            },
+            |searcher, s| resolve_leaf(searcher, &s.pos, s.label, opts),
         )
         .collect();
     batch.clear();
+    keep(resolved, opts, seen, writer, report)
+}
+
+/// The traced quiet leaf of `pos` with its hash and `label`; `None` for a
+/// mate score, a check at the leaf or a position the engine cannot hold.
+pub(super) fn resolve_leaf(
+    searcher: &mut Searcher,
+    pos: &Chess,
+    label: f32,
+    opts: &ExtractOptions,
+) -> Option<(u64, karsinta_engine::eval::Trace, f32)> {
+    let board: cozy_chess::Board = position_fen(pos).parse().ok()?;
+    let leaf = searcher.quiet_leaf(&board);
+    if leaf.score.abs() >= MATE_BOUND || !leaf.board.checkers().is_empty() {
+        return None;
+    }
+    let t = trace(&leaf.board, &opts.params.eval);
+    Some((leaf.board.hash(), t, label))
+}
+
+/// Write resolved positions, counting mates and dropped duplicates; returns
+/// whether the position cap is hit.
+pub(super) fn keep(
+    resolved: Vec<Option<(u64, karsinta_engine::eval::Trace, f32)>>,
+    opts: &ExtractOptions,
+    seen: &mut HashSet<u64>,
+    writer: &mut DatasetWriter,
+    report: &mut ExtractReport,
+) -> Result<bool, ExtractError> {
     for r in resolved {
         let Some((hash, t, label)) = r else {
             report.mates += 1;

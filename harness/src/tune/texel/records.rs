@@ -12,13 +12,11 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use karsinta_engine::eval::{trace, Trace};
-use karsinta_engine::search::types::MATE_BOUND;
 use karsinta_engine::search::Searcher;
 use rayon::prelude::*;
 
 use super::dataset::DatasetWriter;
-use super::extract::{ExtractError, ExtractOptions, ExtractReport};
+use super::extract::{keep, resolve_leaf, ExtractError, ExtractOptions, ExtractReport};
 use crate::formats::records::{Record, RecordFormat, MATE_SCORE};
 use crate::formats::training::read_records;
 
@@ -32,22 +30,6 @@ fn label(r: &Record, lambda: f64) -> f32 {
     ((1.0 - lambda) * f64::from(result) + lambda * p) as f32
 }
 
-/// Resolve one record to its traced quiet leaf; `None` for a mate.
-fn resolve(
-    searcher: &mut Searcher,
-    r: &Record,
-    opts: &ExtractOptions,
-) -> Option<(u64, Trace, f32)> {
-    let fen = crate::openings::position_fen(&r.pos);
-    let board: cozy_chess::Board = fen.parse().ok()?;
-    let leaf = searcher.quiet_leaf(&board);
-    if leaf.score.abs() >= MATE_BOUND || !leaf.board.checkers().is_empty() {
-        return None;
-    }
-    let t = trace(&leaf.board, &opts.params.eval);
-    Some((leaf.board.hash(), t, label(r, opts.lambda)))
-}
-
 /// Read the record files `files` (all in `format`), write the dataset to `out`.
 pub fn extract_records(
     files: &[PathBuf],
@@ -58,35 +40,18 @@ pub fn extract_records(
     let mut report = ExtractReport::default();
     let mut writer = DatasetWriter::create(out).map_err(ExtractError::from)?;
     let mut seen = HashSet::new();
-    'files: for path in files {
+    for path in files {
         let records = read_records(path, format)?;
         report.positions_sampled += records.len() as u64;
         let resolved: Vec<_> = records
             .par_iter()
             .map_init(
                 || Searcher::with_hash_mb(opts.params.clone(), 1),
-                |s, r| resolve(s, r, opts),
+                |s, r| resolve_leaf(s, &r.pos, label(r, opts.lambda), opts),
             )
             .collect();
-        for r in resolved {
-            let Some((hash, t, label)) = r else {
-                report.mates += 1;
-                continue;
-            };
-            if opts.dedup && !seen.insert(hash) {
-                report.duplicates += 1;
-                continue;
-            }
-            writer
-                .push(&t.view(), t.white_to_move, label)
-                .map_err(ExtractError::from)?;
-            report.positions_kept += 1;
-            if opts
-                .max_positions
-                .is_some_and(|m| report.positions_kept >= m)
-            {
-                break 'files;
-            }
+        if keep(resolved, opts, &mut seen, &mut writer, &mut report)? {
+            break;
         }
     }
     if report.positions_kept == 0 {
