@@ -417,141 +417,124 @@ struct EngineKeys {
 /// Per-engine keys that Karsinta holds once for the whole run.
 const RUN_KEYS: &[&str] = &["tc", "st", "nodes", "depth", "plies", "timemargin"];
 
+/// What the flags say, gathered in their order; [`translate`] then puts
+/// the engines, the limits and the games together.
+#[derive(Default)]
+struct Gathered {
+    t: Translation,
+    raw: RawConfig,
+    each: Vec<(String, String)>,
+    engines: Vec<EngineKeys>,
+    rounds: Option<u64>,
+    games: Option<u64>,
+    repeat: bool,
+    sprt: Option<RawSprt>,
+    adjudication: RawAdjudication,
+    tournament: Option<TournamentKind>,
+    init_timeout_ms: Option<u64>,
+}
+
 /// Translate a fastchess / cutechess-cli argument list (without the
 /// program name and `match`).
 pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
-    let groups = split_groups(args)?;
-    let mut t = Translation::default();
-    let mut raw = RawConfig::default();
-    let mut each: Vec<(String, String)> = Vec::new();
-    let mut engines: Vec<EngineKeys> = Vec::new();
-    let mut rounds: Option<u64> = None;
-    let mut games: Option<u64> = None;
-    let mut repeat = false;
-    let mut sprt: Option<RawSprt> = None;
-    let mut adjudication = RawAdjudication::default();
-    let mut tournament: Option<TournamentKind> = None;
-    let mut init_timeout_ms: Option<u64> = None;
+    let mut g = Gathered::default();
+    for group in &split_groups(args)? {
+        g.take(group)?;
+    }
+    if g.t.help {
+        return Ok(g.t);
+    }
+    let limits = g.build_engines()?;
+    // `-each stderr=...` reaches every engine: one note is enough.
+    g.t.notes.dedup();
+    let run_keys = common_limits(&limits)?;
+    let get = |k: &str| run_keys.get(k).map(String::as_str);
+    g.raw.time_control = time_control(get)?;
+    if let Some(m) = get("timemargin") {
+        g.raw.time_margin_ms = Some(parse_num("-each", "timemargin", m)?);
+    }
+    let per_round = games_per_round(g.games, g.repeat, g.rounds)?;
+    let Some(rounds) = g.rounds else {
+        return Err(invalid("-rounds", "missing: how many rounds (game pairs)?"));
+    };
+    if rounds == 0 {
+        return Err(invalid("-rounds", "must be at least 1"));
+    }
+    let mut raw = g.raw;
+    raw.games = Some(rounds * per_round);
+    if let Some(mut s) = g.sprt {
+        s.max_games = raw.games;
+        raw.sprt = Some(s);
+    }
+    raw.tournament = Some(match (g.tournament, raw.engines.len()) {
+        (_, 2) => TournamentKind::Match,
+        (Some(k), _) => k,
+        // fastchess's default.
+        (None, _) => TournamentKind::RoundRobin,
+    });
+    if g.adjudication != RawAdjudication::default() {
+        raw.adjudication = Some(g.adjudication);
+    }
+    if raw.name.is_none() {
+        raw.name = Some(default_name(&raw.engines));
+    }
+    let mut t = g.t;
+    t.config = raw;
+    Ok(t)
+}
 
-    for g in &groups {
+impl Gathered {
+    /// One flag and its values.
+    fn take(&mut self, g: &Group<'_>) -> Result<(), FlagError> {
         let f = g.flag;
         if let Some(&(_, why)) = IGNORED.iter().find(|(n, _)| *n == f) {
-            t.notes.push(format!("{f}: ignored: {why}"));
-            continue;
+            self.t.notes.push(format!("{f}: ignored: {why}"));
+            return Ok(());
         }
         if let Some(&(_, why)) = REFUSED.iter().find(|(n, _)| *n == f) {
             return Err(unsupported(f, why));
         }
+        if own_flag(&mut self.t, g)? {
+            return Ok(());
+        }
         match f {
-            "--out" => t.out = Some(PathBuf::from(g.one()?)),
-            "--quiet" | "-q" => {
-                g.none()?;
-                t.quiet = true
-            }
-            "--json" => {
-                g.none()?;
-                t.json = true
-            }
-            "--json-lines" => {
-                g.none()?;
-                t.json_lines = true
-            }
-            "--print-config" => {
-                g.none()?;
-                t.print_config = true
-            }
-            "-help" | "--help" | "-h" => t.help = true,
-            f if f.starts_with("--") => {
-                return Err(invalid(
-                    f,
-                    "with fastchess-style flags Karsinta takes only --out, --quiet, --json, --json-lines and --print-config",
-                ))
-            }
-            "-engine" => engines.push(EngineKeys {
+            "-engine" => self.engines.push(EngineKeys {
                 keys: g.pairs(ENGINE_KEYS)?,
             }),
-            "-each" => each.extend(g.pairs(ENGINE_KEYS)?),
-            "-openings" => {
-                let mut o = RawOpenings {
-                    file: String::new(),
-                    format: None,
-                    plies: None,
-                    order: None,
-                    start: None,
-                    checksum: None,
-                    entries: None,
-                };
-                for (k, v) in g.pairs(&["file", "format", "order", "plies", "start", "policy"])? {
-                    match k.as_str() {
-                        "file" => o.file = absolute(&v),
-                        "format" => {
-                            o.format = Some(match v.as_str() {
-                                "epd" => OpeningFormat::Epd,
-                                "pgn" => OpeningFormat::Pgn,
-                                _ => return Err(invalid(f, format!("format={v}: epd or pgn"))),
-                            })
-                        }
-                        "order" => {
-                            o.order = Some(match v.as_str() {
-                                "sequential" => OpeningOrder::Sequential,
-                                "random" => OpeningOrder::Random,
-                                _ => {
-                                    return Err(invalid(
-                                        f,
-                                        format!("order={v}: sequential or random"),
-                                    ))
-                                }
-                            })
-                        }
-                        "plies" => o.plies = Some(parse_num(f, &k, &v)?),
-                        "start" => {
-                            let s: usize = parse_num(f, &k, &v)?;
-                            if s == 0 {
-                                return Err(invalid(f, "start=0: openings count from 1"));
-                            }
-                            o.start = Some(s - 1);
-                        }
-                        _ if v == "default" => {}
-                        _ => {
-                            return Err(unsupported(
-                                f,
-                                format!("policy={v}: every game pair takes the next opening (policy=default)"),
-                            ))
-                        }
-                    }
-                }
-                if o.file.is_empty() {
-                    return Err(invalid(f, "needs file=FILE"));
-                }
-                raw.openings = Some(o);
-            }
-            "-rounds" => rounds = Some(g.number()?),
-            "-games" => games = Some(g.number()?),
+            "-each" => self.each.extend(g.pairs(ENGINE_KEYS)?),
+            "-openings" => self.raw.openings = Some(openings_flag(g)?),
+            "-rounds" => self.rounds = Some(g.number()?),
+            "-games" => self.games = Some(g.number()?),
             "-repeat" => {
-                if let Some(v) = g.values.first() {
-                    if *v != "2" || g.values.len() > 1 {
-                        return Err(unsupported(
-                            f,
-                            format!("-repeat {}: Karsinta plays each opening exactly twice, colours swapped (-repeat or -repeat 2)", g.values.join(" ")),
-                        ));
-                    }
-                }
-                repeat = true;
+                repeat_flag(g)?;
+                self.repeat = true;
             }
-            "-concurrency" => raw.concurrency = Some(g.number()?),
-            "-srand" | "-seed" => raw.seed = Some(g.number()?),
-            "-event" => raw.name = Some(g.values.join(" ")),
-            "-startup-ms" => init_timeout_ms = Some(g.number()?),
-            "-maxmoves" => adjudication.max_moves = Some(g.number()?),
+            "-sprt" => self.sprt = Some(sprt_flag(g)?),
+            "-draw" | "-resign" | "-maxmoves" => {
+                adjudication_flag(g, &mut self.adjudication, &mut self.t.notes)?
+            }
+            "-pgnout" => self.t.pgnout = Some(pgnout_flag(g)?),
+            _ => self.misc_flag(g)?,
+        }
+        Ok(())
+    }
+
+    /// The run's other settings: concurrency, seed, name, start-up time,
+    /// pairing, and the flags that only accept fastchess's default.
+    fn misc_flag(&mut self, g: &Group<'_>) -> Result<(), FlagError> {
+        let f = g.flag;
+        match f {
+            "-concurrency" => self.raw.concurrency = Some(g.number()?),
+            "-srand" | "-seed" => self.raw.seed = Some(g.number()?),
+            "-event" => self.raw.name = Some(g.values.join(" ")),
+            "-startup-ms" => self.init_timeout_ms = Some(g.number()?),
             "-tournament" => {
-                tournament = Some(match g.one()? {
+                self.tournament = Some(match g.one()? {
                     "roundrobin" | "round-robin" | "round_robin" => TournamentKind::RoundRobin,
                     "gauntlet" => TournamentKind::Gauntlet,
                     v => {
-                        return Err(unsupported(
-                            f,
-                            format!("'{v}': roundrobin or gauntlet (knockout and others are not offered)"),
-                        ))
+                        let why = "roundrobin or gauntlet (knockout and others are not offered)";
+                        return Err(unsupported(f, format!("'{v}': {why}")));
                     }
                 })
             }
@@ -565,100 +548,6 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
                     return Err(unsupported(f, "only standard chess"));
                 }
             }
-            "-sprt" => {
-                let mut s = RawSprt {
-                    elo0: f64::NAN,
-                    elo1: f64::NAN,
-                    alpha: 0.05,
-                    beta: 0.05,
-                    model: EloModel::Normalized,
-                    max_games: None,
-                };
-                for (k, v) in g.pairs(&["elo0", "elo1", "alpha", "beta", "model"])? {
-                    match k.as_str() {
-                        "elo0" => s.elo0 = parse_num(f, &k, &v)?,
-                        "elo1" => s.elo1 = parse_num(f, &k, &v)?,
-                        "alpha" => s.alpha = parse_num(f, &k, &v)?,
-                        "beta" => s.beta = parse_num(f, &k, &v)?,
-                        _ => {
-                            s.model = match v.as_str() {
-                                "normalized" => EloModel::Normalized,
-                                "logistic" => EloModel::Logistic,
-                                _ => {
-                                    return Err(unsupported(
-                                        f,
-                                        format!("model={v}: normalized or logistic (BayesElo is not offered)"),
-                                    ))
-                                }
-                            }
-                        }
-                    }
-                }
-                if s.elo0.is_nan() || s.elo1.is_nan() {
-                    return Err(invalid(f, "needs elo0= and elo1="));
-                }
-                sprt = Some(s);
-            }
-            "-draw" => {
-                let mut d = DrawAdjudication {
-                    move_number: 0,
-                    move_count: 1,
-                    score_cp: 0,
-                };
-                for (k, v) in g.pairs(&["movenumber", "movecount", "score"])? {
-                    match k.as_str() {
-                        "movenumber" => d.move_number = parse_num(f, &k, &v)?,
-                        "movecount" => d.move_count = parse_num(f, &k, &v)?,
-                        _ => d.score_cp = parse_num(f, &k, &v)?,
-                    }
-                }
-                t.notes.push(format!(
-                    "{f}: Karsinta's draw rule counts from move {} and does not restart its count at captures and pawn moves as fastchess does",
-                    d.move_number
-                ));
-                adjudication.draw = Some(d);
-            }
-            "-resign" => {
-                let mut r = ResignAdjudication {
-                    score_cp: 0,
-                    move_count: 1,
-                    two_sided: false,
-                };
-                for (k, v) in g.pairs(&["movecount", "score", "twosided"])? {
-                    match k.as_str() {
-                        "movecount" => r.move_count = parse_num(f, &k, &v)?,
-                        "score" => r.score_cp = parse_num(f, &k, &v)?,
-                        _ => r.two_sided = parse_bool(f, &k, &v)?,
-                    }
-                }
-                adjudication.resign = Some(r);
-            }
-            "-pgnout" => {
-                let mut out = PgnOut {
-                    path: PathBuf::new(),
-                    append: true,
-                };
-                for v in &g.values {
-                    match v.split_once('=') {
-                        None if out.path.as_os_str().is_empty() => {
-                            out.path = PathBuf::from(absolute(v))
-                        }
-                        Some(("file", p)) => out.path = PathBuf::from(absolute(p)),
-                        Some(("append", b)) => out.append = parse_bool(f, "append", b)?,
-                        Some(("notation", "san")) => {}
-                        _ => {
-                            return Err(unsupported(
-                                f,
-                                format!("'{v}': Karsinta's PGN is SAN with one comment per move; only file= and append= are taken"),
-                            ))
-                        }
-                    }
-                }
-                if out.path.as_os_str().is_empty() {
-                    return Err(invalid(f, "needs file=FILE"));
-                }
-                t.pgnout = Some(out);
-            }
             other => {
                 return Err(FlagError::Unknown {
                     flag: other.to_string(),
@@ -666,110 +555,346 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
                 })
             }
         }
-    }
-    if t.help {
-        return Ok(t);
+        Ok(())
     }
 
-    // Engines: -each first, each -engine's own keys on top.
-    if engines.len() < 2 {
-        return Err(invalid("-engine", "give at least two engines"));
-    }
-    let mut limits: Vec<BTreeMap<&str, String>> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    for (i, e) in engines.iter().enumerate() {
-        let mut engine = RawEngine {
-            name: String::new(),
-            kind: Some(RawKind::Uci),
-            cmd: None,
-            args: Vec::new(),
-            dir: None,
-            options: BTreeMap::new(),
-            init_timeout_ms,
-            params_file: None,
-            params: None,
-        };
-        let mut mine: BTreeMap<&str, String> = BTreeMap::new();
-        for (k, v) in each.iter().chain(&e.keys) {
-            let flag = "-engine";
-            if let Some(opt) = k.strip_prefix("option.") {
-                engine
-                    .options
-                    .insert(opt.to_string(), serde_yaml::Value::String(v.clone()));
-                continue;
+    /// The engines into `raw.engines` (`-each` first, each `-engine`'s own
+    /// keys on top, names made unique); returns each engine's limits.
+    fn build_engines(&mut self) -> Result<Vec<RunLimits>, FlagError> {
+        if self.engines.len() < 2 {
+            return Err(invalid("-engine", "give at least two engines"));
+        }
+        let mut limits = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        for (i, e) in self.engines.iter().enumerate() {
+            let (mut engine, mine) = engine_from_keys(
+                i,
+                &self.each,
+                &e.keys,
+                self.init_timeout_ms,
+                &mut self.t.notes,
+            )?;
+            limits.push(mine);
+            // Unique names (cutechess-cli allows two engines of one name).
+            let base = engine.name.clone();
+            let mut n = 2;
+            while names.contains(&engine.name) {
+                engine.name = format!("{base}-{n}");
+                n += 1;
             }
-            match k.as_str() {
-                "cmd" => engine.cmd = Some(v.clone()),
-                "name" => engine.name = v.clone(),
-                "args" => engine.args.extend(v.split_whitespace().map(str::to_string)),
-                "arg" => engine.args.push(v.clone()),
-                "dir" => engine.dir = Some(absolute(v)),
-                "proto" => {
-                    engine.kind = Some(match v.as_str() {
-                        "uci" => RawKind::Uci,
-                        "xboard" => RawKind::Xboard,
-                        "inprocess" => RawKind::Inprocess,
-                        _ => {
-                            return Err(unsupported(
-                                flag,
-                                format!("proto={v}: uci, xboard or inprocess"),
-                            ))
-                        }
-                    })
+            names.push(engine.name.clone());
+            self.raw.engines.push(engine);
+        }
+        Ok(limits)
+    }
+}
+
+/// Karsinta's own flags on a fastchess line; `false` if `g` is not one.
+fn own_flag(t: &mut Translation, g: &Group<'_>) -> Result<bool, FlagError> {
+    match g.flag {
+        "--out" => t.out = Some(PathBuf::from(g.one()?)),
+        "--quiet" | "-q" => {
+            g.none()?;
+            t.quiet = true
+        }
+        "--json" => {
+            g.none()?;
+            t.json = true
+        }
+        "--json-lines" => {
+            g.none()?;
+            t.json_lines = true
+        }
+        "--print-config" => {
+            g.none()?;
+            t.print_config = true
+        }
+        "-help" | "--help" | "-h" => t.help = true,
+        f if f.starts_with("--") => {
+            return Err(invalid(
+                f,
+                "with fastchess-style flags Karsinta takes only --out, --quiet, --json, --json-lines and --print-config",
+            ))
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `-openings file= format= order= plies= start= policy=`.
+fn openings_flag(g: &Group<'_>) -> Result<RawOpenings, FlagError> {
+    let f = g.flag;
+    let mut o = RawOpenings {
+        file: String::new(),
+        format: None,
+        plies: None,
+        order: None,
+        start: None,
+        checksum: None,
+        entries: None,
+    };
+    for (k, v) in g.pairs(&["file", "format", "order", "plies", "start", "policy"])? {
+        match k.as_str() {
+            "file" => o.file = absolute(&v),
+            "format" => {
+                o.format = Some(match v.as_str() {
+                    "epd" => OpeningFormat::Epd,
+                    "pgn" => OpeningFormat::Pgn,
+                    _ => return Err(invalid(f, format!("format={v}: epd or pgn"))),
+                })
+            }
+            "order" => {
+                o.order = Some(match v.as_str() {
+                    "sequential" => OpeningOrder::Sequential,
+                    "random" => OpeningOrder::Random,
+                    _ => return Err(invalid(f, format!("order={v}: sequential or random"))),
+                })
+            }
+            "plies" => o.plies = Some(parse_num(f, &k, &v)?),
+            "start" => {
+                let s: usize = parse_num(f, &k, &v)?;
+                if s == 0 {
+                    return Err(invalid(f, "start=0: openings count from 1"));
                 }
-                "restart" => {
-                    if parse_bool(flag, k, v)? {
+                o.start = Some(s - 1);
+            }
+            _ if v == "default" => {}
+            _ => {
+                return Err(unsupported(
+                    f,
+                    format!("policy={v}: every game pair takes the next opening (policy=default)"),
+                ))
+            }
+        }
+    }
+    if o.file.is_empty() {
+        return Err(invalid(f, "needs file=FILE"));
+    }
+    Ok(o)
+}
+
+/// `-repeat` (or `-repeat 2`): each opening twice, colours swapped.
+fn repeat_flag(g: &Group<'_>) -> Result<(), FlagError> {
+    if let Some(v) = g.values.first() {
+        if *v != "2" || g.values.len() > 1 {
+            return Err(unsupported(
+                g.flag,
+                format!("-repeat {}: Karsinta plays each opening exactly twice, colours swapped (-repeat or -repeat 2)", g.values.join(" ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `-sprt elo0= elo1= alpha= beta= model=`.
+fn sprt_flag(g: &Group<'_>) -> Result<RawSprt, FlagError> {
+    let f = g.flag;
+    let mut s = RawSprt {
+        elo0: f64::NAN,
+        elo1: f64::NAN,
+        alpha: 0.05,
+        beta: 0.05,
+        model: EloModel::Normalized,
+        max_games: None,
+    };
+    for (k, v) in g.pairs(&["elo0", "elo1", "alpha", "beta", "model"])? {
+        match k.as_str() {
+            "elo0" => s.elo0 = parse_num(f, &k, &v)?,
+            "elo1" => s.elo1 = parse_num(f, &k, &v)?,
+            "alpha" => s.alpha = parse_num(f, &k, &v)?,
+            "beta" => s.beta = parse_num(f, &k, &v)?,
+            _ => {
+                s.model = match v.as_str() {
+                    "normalized" => EloModel::Normalized,
+                    "logistic" => EloModel::Logistic,
+                    _ => {
                         return Err(unsupported(
-                            flag,
-                            "restart=on: engines are restarted only after a failure",
-                        ));
+                            f,
+                            format!("model={v}: normalized or logistic (BayesElo is not offered)"),
+                        ))
                     }
                 }
-                "stderr" => t.notes.push(format!(
-                    "{flag} stderr={v}: ignored: each engine's stderr is logged in the run folder"
-                )),
-                _ => {
-                    let key = if k == "plies" { "depth" } else { k.as_str() };
-                    let key = RUN_KEYS.iter().find(|&&r| r == key).copied().unwrap_or("");
-                    mine.insert(key, v.clone());
-                }
             }
         }
-        limits.push(mine);
-        match (engine.kind, &engine.cmd) {
-            (Some(RawKind::Inprocess), Some(_)) => {
-                return Err(invalid("-engine", "proto=inprocess takes no cmd="))
-            }
-            (Some(RawKind::Inprocess), None) => {}
-            (_, None) => return Err(invalid("-engine", format!("engine {} needs cmd=", i + 1))),
-            (_, Some(c)) => {
-                // A path stays a path wherever a printed config is saved;
-                // a bare name is looked up in PATH as fastchess does.
-                if c.contains('/') {
-                    engine.cmd = Some(absolute(c));
-                }
-            }
-        }
-        if engine.name.is_empty() {
-            engine.name = match &engine.cmd {
-                Some(c) => Path::new(c)
-                    .file_name()
-                    .map_or_else(|| c.clone(), |n| n.to_string_lossy().into_owned()),
-                None => "karsinta".to_string(),
-            };
-        }
-        // Unique names (cutechess-cli allows two engines of one name).
-        let base = engine.name.clone();
-        let mut n = 2;
-        while names.contains(&engine.name) {
-            engine.name = format!("{base}-{n}");
-            n += 1;
-        }
-        names.push(engine.name.clone());
-        raw.engines.push(engine);
     }
-    // One set of limits for the whole run: every engine must have the same.
-    let mut run_keys: BTreeMap<&str, String> = BTreeMap::new();
+    if s.elo0.is_nan() || s.elo1.is_nan() {
+        return Err(invalid(f, "needs elo0= and elo1="));
+    }
+    Ok(s)
+}
+
+/// `-draw movenumber= movecount= score=`, `-resign movecount= score=
+/// twosided=` and `-maxmoves N` into `adj`.
+fn adjudication_flag(
+    g: &Group<'_>,
+    adj: &mut RawAdjudication,
+    notes: &mut Vec<String>,
+) -> Result<(), FlagError> {
+    let f = g.flag;
+    match f {
+        "-draw" => {
+            let mut d = DrawAdjudication {
+                move_number: 0,
+                move_count: 1,
+                score_cp: 0,
+            };
+            for (k, v) in g.pairs(&["movenumber", "movecount", "score"])? {
+                match k.as_str() {
+                    "movenumber" => d.move_number = parse_num(f, &k, &v)?,
+                    "movecount" => d.move_count = parse_num(f, &k, &v)?,
+                    _ => d.score_cp = parse_num(f, &k, &v)?,
+                }
+            }
+            notes.push(format!(
+                "{f}: Karsinta's draw rule counts from move {} and does not restart its count at captures and pawn moves as fastchess does",
+                d.move_number
+            ));
+            adj.draw = Some(d);
+        }
+        "-resign" => {
+            let mut r = ResignAdjudication {
+                score_cp: 0,
+                move_count: 1,
+                two_sided: false,
+            };
+            for (k, v) in g.pairs(&["movecount", "score", "twosided"])? {
+                match k.as_str() {
+                    "movecount" => r.move_count = parse_num(f, &k, &v)?,
+                    "score" => r.score_cp = parse_num(f, &k, &v)?,
+                    _ => r.two_sided = parse_bool(f, &k, &v)?,
+                }
+            }
+            adj.resign = Some(r);
+        }
+        _ => adj.max_moves = Some(g.number()?),
+    }
+    Ok(())
+}
+
+/// `-pgnout [file=]NAME [append=true|false] [notation=san]`.
+fn pgnout_flag(g: &Group<'_>) -> Result<PgnOut, FlagError> {
+    let f = g.flag;
+    let mut out = PgnOut {
+        path: PathBuf::new(),
+        append: true,
+    };
+    for v in &g.values {
+        match v.split_once('=') {
+            None if out.path.as_os_str().is_empty() => out.path = PathBuf::from(absolute(v)),
+            Some(("file", p)) => out.path = PathBuf::from(absolute(p)),
+            Some(("append", b)) => out.append = parse_bool(f, "append", b)?,
+            Some(("notation", "san")) => {}
+            _ => {
+                return Err(unsupported(
+                    f,
+                    format!("'{v}': Karsinta's PGN is SAN with one comment per move; only file= and append= are taken"),
+                ))
+            }
+        }
+    }
+    if out.path.as_os_str().is_empty() {
+        return Err(invalid(f, "needs file=FILE"));
+    }
+    Ok(out)
+}
+
+/// One engine's limit keys (`tc`, `st`, `nodes`, `depth`, `timemargin`).
+type RunLimits = BTreeMap<&'static str, String>;
+
+/// Engine `i` (0-based) from the `-each` keys and its own `-engine` keys
+/// on top, with the limit keys it was given.
+fn engine_from_keys(
+    i: usize,
+    each: &[(String, String)],
+    own: &[(String, String)],
+    init_timeout_ms: Option<u64>,
+    notes: &mut Vec<String>,
+) -> Result<(RawEngine, RunLimits), FlagError> {
+    let flag = "-engine";
+    let mut engine = RawEngine {
+        name: String::new(),
+        kind: Some(RawKind::Uci),
+        cmd: None,
+        args: Vec::new(),
+        dir: None,
+        options: BTreeMap::new(),
+        init_timeout_ms,
+        params_file: None,
+        params: None,
+    };
+    let mut mine = RunLimits::new();
+    for (k, v) in each.iter().chain(own) {
+        if let Some(opt) = k.strip_prefix("option.") {
+            engine
+                .options
+                .insert(opt.to_string(), serde_yaml::Value::String(v.clone()));
+            continue;
+        }
+        match k.as_str() {
+            "cmd" => engine.cmd = Some(v.clone()),
+            "name" => engine.name = v.clone(),
+            "args" => engine.args.extend(v.split_whitespace().map(str::to_string)),
+            "arg" => engine.args.push(v.clone()),
+            "dir" => engine.dir = Some(absolute(v)),
+            "proto" => {
+                engine.kind = Some(match v.as_str() {
+                    "uci" => RawKind::Uci,
+                    "xboard" => RawKind::Xboard,
+                    "inprocess" => RawKind::Inprocess,
+                    _ => {
+                        return Err(unsupported(
+                            flag,
+                            format!("proto={v}: uci, xboard or inprocess"),
+                        ))
+                    }
+                })
+            }
+            "restart" => {
+                if parse_bool(flag, k, v)? {
+                    return Err(unsupported(
+                        flag,
+                        "restart=on: engines are restarted only after a failure",
+                    ));
+                }
+            }
+            "stderr" => notes.push(format!(
+                "{flag} stderr={v}: ignored: each engine's stderr is logged in the run folder"
+            )),
+            _ => {
+                let key = if k == "plies" { "depth" } else { k.as_str() };
+                let key = RUN_KEYS.iter().find(|&&r| r == key).copied().unwrap_or("");
+                mine.insert(key, v.clone());
+            }
+        }
+    }
+    match (engine.kind, &engine.cmd) {
+        (Some(RawKind::Inprocess), Some(_)) => {
+            return Err(invalid(flag, "proto=inprocess takes no cmd="))
+        }
+        (Some(RawKind::Inprocess), None) => {}
+        (_, None) => return Err(invalid(flag, format!("engine {} needs cmd=", i + 1))),
+        (_, Some(c)) => {
+            // A path stays a path wherever a printed config is saved; a
+            // bare name is looked up in PATH as fastchess does.
+            if c.contains('/') {
+                engine.cmd = Some(absolute(c));
+            }
+        }
+    }
+    if engine.name.is_empty() {
+        engine.name = match &engine.cmd {
+            Some(c) => Path::new(c)
+                .file_name()
+                .map_or_else(|| c.clone(), |n| n.to_string_lossy().into_owned()),
+            None => "karsinta".to_string(),
+        };
+    }
+    Ok((engine, mine))
+}
+
+/// One set of limits for the whole run: every engine must have the same.
+fn common_limits(limits: &[RunLimits]) -> Result<RunLimits, FlagError> {
+    let mut run_keys = RunLimits::new();
     for k in limits.iter().flat_map(|m| m.keys()) {
         for (i, m) in limits.iter().enumerate() {
             match (m.get(k), run_keys.get(k)) {
@@ -791,9 +916,12 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
             }
         }
     }
-    // `-each stderr=...` reaches every engine: one note is enough.
-    t.notes.dedup();
-    let get = |k: &str| run_keys.get(k).map(String::as_str);
+    Ok(run_keys)
+}
+
+/// Karsinta's time control from the run's `tc=`, `st=`, `nodes=` and
+/// `depth=`: exactly one of them limits a move.
+fn time_control<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Result<String, FlagError> {
     let mut limits: Vec<String> = Vec::new();
     if let Some(tc) = get("tc") {
         if let Some(tc) = clock_tc("-each", tc)? {
@@ -809,7 +937,7 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
     if let Some(d) = get("depth") {
         limits.push(format!("depth={d}"));
     }
-    raw.time_control = match limits.as_slice() {
+    let tc = match limits.as_slice() {
         [one] => one.clone(),
         [] => {
             return Err(invalid(
@@ -827,66 +955,44 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
             ))
         }
     };
-    if let Err(e) = raw.time_control.parse::<TimeControl>() {
+    if let Err(e) = tc.parse::<TimeControl>() {
         return Err(invalid("-each", e.to_string()));
     }
-    if let Some(m) = get("timemargin") {
-        raw.time_margin_ms = Some(parse_num("-each", "timemargin", m)?);
-    }
+    Ok(tc)
+}
 
-    // Games: rounds of one colour-swapped pair.
-    let per_round = match (games, repeat) {
-        (None, _) | (Some(2), _) => 2,
-        (Some(1), true) => {
-            return Err(unsupported(
-                "-games",
-                "-games 1 -repeat: fastchess reads it as -games 2, cutechess-cli as one game per round; write -games 2",
-            ))
-        }
-        (Some(1), false) => {
-            return Err(unsupported(
-                "-games",
-                "-games 1: Karsinta plays every opening twice with colours swapped; use -games 2 (or -repeat)",
-            ))
-        }
-        (Some(n), _) => {
-            return Err(unsupported(
-                "-games",
-                format!("-games {n}: Karsinta plays each opening once per colour; use -rounds {} -games 2", rounds.unwrap_or(1) * n / 2),
-            ))
-        }
+/// Games per round from `-games` and `-repeat`: one colour-swapped pair.
+fn games_per_round(
+    games: Option<u64>,
+    repeat: bool,
+    rounds: Option<u64>,
+) -> Result<u64, FlagError> {
+    match (games, repeat) {
+        (None, _) | (Some(2), _) => Ok(2),
+        (Some(1), true) => Err(unsupported(
+            "-games",
+            "-games 1 -repeat: fastchess reads it as -games 2, cutechess-cli as one game per round; write -games 2",
+        )),
+        (Some(1), false) => Err(unsupported(
+            "-games",
+            "-games 1: Karsinta plays every opening twice with colours swapped; use -games 2 (or -repeat)",
+        )),
+        (Some(n), _) => Err(unsupported(
+            "-games",
+            format!("-games {n}: Karsinta plays each opening once per colour; use -rounds {} -games 2", rounds.unwrap_or(1) * n / 2),
+        )),
+    }
+}
+
+/// `A-vs-B` for a match, `FIRST-N` for more engines.
+fn default_name(engines: &[RawEngine]) -> String {
+    let n: Vec<&str> = engines.iter().map(|e| e.name.as_str()).collect();
+    let name = if n.len() == 2 {
+        format!("{}-vs-{}", n[0], n[1])
+    } else {
+        format!("{}-{}", n[0], engines.len())
     };
-    let Some(rounds) = rounds else {
-        return Err(invalid("-rounds", "missing: how many rounds (game pairs)?"));
-    };
-    if rounds == 0 {
-        return Err(invalid("-rounds", "must be at least 1"));
-    }
-    raw.games = Some(rounds * per_round);
-    if let Some(mut s) = sprt {
-        s.max_games = raw.games;
-        raw.sprt = Some(s);
-    }
-    raw.tournament = Some(match (tournament, raw.engines.len()) {
-        (_, 2) => TournamentKind::Match,
-        (Some(k), _) => k,
-        // fastchess's default.
-        (None, _) => TournamentKind::RoundRobin,
-    });
-    if adjudication != RawAdjudication::default() {
-        raw.adjudication = Some(adjudication);
-    }
-    if raw.name.is_none() {
-        let n: Vec<&str> = raw.engines.iter().map(|e| e.name.as_str()).collect();
-        let name = if n.len() == 2 {
-            format!("{}-vs-{}", n[0], n[1])
-        } else {
-            format!("{}-{}", n[0], raw.engines.len())
-        };
-        raw.name = Some(name.replace(['/', '\\'], "_"));
-    }
-    t.config = raw;
-    Ok(t)
+    name.replace(['/', '\\'], "_")
 }
 
 /// The YAML a user can save as a config file (paths are absolute).

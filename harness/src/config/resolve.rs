@@ -241,398 +241,32 @@ impl MatchConfig {
         Self::resolve(raw, path, overrides)
     }
 
-    /// Validate a parsed config.
+    /// Validate a parsed config: each section in turn, in the order its
+    /// errors are reported, each filling its defaults into `raw` so that
+    /// the resolved config holds every effective value.
     pub fn resolve(
         mut raw: RawConfig,
         path: &Path,
         overrides: &Overrides,
     ) -> Result<MatchConfig, ConfigError> {
-        let base = std::fs::canonicalize(path)
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf))
-            .or_else(|| path.parent().map(Path::to_path_buf))
-            .unwrap_or_else(|| PathBuf::from("."));
-        let base = if base.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            base
-        };
-        let base = std::fs::canonicalize(&base).unwrap_or(base);
-
-        overrides.validate()?;
-        if let Some(g) = overrides.games {
-            raw.games = Some(g);
-            // `--games` is the cap of an SPRT too.
-            if let Some(s) = raw.sprt.as_mut().filter(|s| s.max_games.is_some()) {
-                s.max_games = Some(g);
-            }
-        }
-        if let Some(c) = overrides.concurrency {
-            raw.concurrency = Some(c);
-        }
-        if let Some(s) = overrides.seed {
-            raw.seed = Some(s);
-        }
-        if let Some(tc) = &overrides.time_control {
-            raw.time_control = tc.clone();
-        }
-
-        let name = match &raw.name {
-            Some(n) if n.trim().is_empty() => {
-                return Err(invalid(path, "name", "must not be empty"))
-            }
-            Some(n) => n.clone(),
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "match".into()),
-        };
-        if name.contains(['/', '\\']) {
-            return Err(invalid(path, "name", "must not contain path separators"));
-        }
-        raw.name = Some(name.clone());
-
-        // Engines.
-        if raw.engines.len() < 2 {
-            return Err(invalid(path, "engines", "at least two engines are needed"));
-        }
-        let mut engines = Vec::new();
-        for (i, e) in raw.engines.iter_mut().enumerate() {
-            let key = |k: &str| format!("engines[{i}].{k}");
-            if e.name.trim().is_empty() {
-                return Err(invalid(path, key("name"), "must not be empty"));
-            }
-            if engines.iter().any(|s: &PlayerSpec| s.name == e.name) {
-                return Err(invalid(
-                    path,
-                    key("name"),
-                    format!("'{}' is used by two engines", e.name),
-                ));
-            }
-            let kind = e.kind.unwrap_or(RawKind::Uci);
-            let mut options = Vec::new();
-            for (k, v) in &e.options {
-                let text = yaml_text(v).ok_or_else(|| {
-                    invalid(
-                        path,
-                        key(&format!("options.{k}")),
-                        "must be a string, number or boolean",
-                    )
-                })?;
-                options.push((k.clone(), text));
-            }
-            let init_timeout_ms = e.init_timeout_ms.unwrap_or(DEFAULT_INIT_TIMEOUT_MS);
-            e.init_timeout_ms = Some(init_timeout_ms);
-            e.kind = Some(kind);
-            let init_timeout = Duration::from_millis(init_timeout_ms);
-            let dir = e.dir.as_deref().map(|d| absolute(&base, d));
-            if let Some(d) = &dir {
-                e.dir = Some(d.display().to_string());
-            }
-            let (player_kind, cmd) = match kind {
-                RawKind::Inprocess => {
-                    if e.cmd.is_some() || !e.args.is_empty() {
-                        return Err(invalid(
-                            path,
-                            key("cmd"),
-                            "an in-process engine has no command",
-                        ));
-                    }
-                    let mut params = karsinta_engine::Params::default();
-                    if let Some(f) = &e.params_file {
-                        let p = absolute(&base, f);
-                        params = karsinta_engine::Params::load_yaml(&p)
-                            .map_err(|err| invalid(path, key("params_file"), err.to_string()))?;
-                        e.params_file = Some(p.display().to_string());
-                    }
-                    if let Some(map) = &e.params {
-                        for (k, v) in map {
-                            let Some(name) = k.as_str() else {
-                                return Err(invalid(
-                                    path,
-                                    key("params"),
-                                    "parameter names must be strings",
-                                ));
-                            };
-                            params.apply_value(name, v).map_err(|err| {
-                                invalid(
-                                    path,
-                                    key(&format!("params.{name}")),
-                                    crate::players::param_error_text(&err, false),
-                                )
-                            })?;
-                        }
-                    }
-                    // The options are checked by the player that will apply
-                    // them, so a typo is a config error, not a match of forfeits.
-                    for (k, v) in &options {
-                        let pair = [(k.clone(), v.clone())];
-                        if let Err(err) =
-                            InProcessPlayer::new(e.name.clone(), params.clone(), &pair)
-                        {
-                            let why = match err {
-                                EngineError::Start(m) => m,
-                                other => other.to_string(),
-                            };
-                            return Err(invalid(
-                                path,
-                                key(&format!("options.{k}")),
-                                format!("{why} (an in-process engine accepts Hash, Threads: 1 and its parameter names)"),
-                            ));
-                        }
-                    }
-                    // The effective parameters inline, so that a resumed run
-                    // does not depend on the parameter file staying the same.
-                    e.params = params_mapping(&params);
-                    e.params_file = None;
-                    (PlayerKind::InProcess(Box::new(params)), PathBuf::new())
-                }
-                RawKind::Uci | RawKind::Xboard => {
-                    if e.params.is_some() || e.params_file.is_some() {
-                        return Err(invalid(
-                            path,
-                            key("params"),
-                            "parameters apply to in-process engines only (use options: for external engines)",
-                        ));
-                    }
-                    let Some(cmd) = e.cmd.as_deref().filter(|c| !c.trim().is_empty()) else {
-                        return Err(invalid(
-                            path,
-                            key("cmd"),
-                            "an external engine needs a command",
-                        ));
-                    };
-                    let resolved = if cmd.contains('/') {
-                        absolute(&base, cmd)
-                    } else {
-                        // A bare name is looked up in PATH; unresolved names are
-                        // kept (the engine then fails to start, as a result).
-                        which(cmd).unwrap_or_else(|| PathBuf::from(cmd))
-                    };
-                    e.cmd = Some(resolved.display().to_string());
-                    let k = if kind == RawKind::Uci {
-                        PlayerKind::Uci
-                    } else {
-                        PlayerKind::Xboard
-                    };
-                    (k, resolved)
-                }
-            };
-            engines.push(PlayerSpec {
-                name: e.name.clone(),
-                kind: player_kind,
-                cmd,
-                args: e.args.clone(),
-                dir,
-                options,
-                init_timeout,
-                stderr_log: None,
-            });
-        }
-
-        let tournament = match (raw.tournament, engines.len()) {
-            (None, 2) => TournamentKind::Match,
-            (None, _) => {
-                return Err(invalid(
-                    path,
-                    "tournament",
-                    "with more than two engines, choose gauntlet or round_robin",
-                ))
-            }
-            (Some(TournamentKind::Match), n) if n != 2 => {
-                return Err(invalid(
-                    path,
-                    "tournament",
-                    format!("match needs exactly two engines, found {n}"),
-                ))
-            }
-            (Some(t), _) => t,
-        };
-        raw.tournament = Some(tournament);
-
+        let base = config_dir(path);
+        apply_overrides(&mut raw, overrides)?;
+        let name = resolve_name(&mut raw, path)?;
+        let engines = resolve_engines(&mut raw.engines, path, &base)?;
+        let tournament = resolve_tournament(&mut raw, engines.len(), path)?;
         let tc: TimeControl =
             raw.time_control
                 .parse()
                 .map_err(|e: crate::play::clock::TimeControlError| {
                     invalid(path, "time_control", e.to_string())
                 })?;
-
-        let concurrency = match raw.concurrency {
-            Some(0) => return Err(invalid(path, "concurrency", "must be at least 1")),
-            Some(c) if c > 1024 => {
-                return Err(invalid(path, "concurrency", "must be at most 1024"))
-            }
-            Some(c) => c,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
-        raw.concurrency = Some(concurrency);
-
-        let seed = raw.seed.unwrap_or_else(|| {
-            use std::time::{SystemTime, UNIX_EPOCH};
-            let t = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap_or_default();
-            (t.as_nanos() as u64) ^ u64::from(std::process::id()).rotate_left(32)
-        });
-        raw.seed = Some(seed);
-
-        let sprt = match &raw.sprt {
-            None => None,
-            Some(s) => {
-                if tournament != TournamentKind::Match {
-                    return Err(invalid(
-                        path,
-                        "sprt",
-                        "an SPRT needs a match between exactly two engines",
-                    ));
-                }
-                let params = SprtParams {
-                    elo0: s.elo0,
-                    elo1: s.elo1,
-                    alpha: s.alpha,
-                    beta: s.beta,
-                    model: s.model,
-                };
-                params
-                    .validate()
-                    .map_err(|e| invalid(path, "sprt", e.to_string()))?;
-                Some(params)
-            }
-        };
-        let games_key = if raw.sprt.as_ref().is_some_and(|s| s.max_games.is_some()) {
-            "sprt.max_games"
-        } else {
-            "games"
-        };
-        let games = raw
-            .sprt
-            .as_ref()
-            .and_then(|s| s.max_games)
-            .or(raw.games)
-            .ok_or_else(|| invalid(path, "games", "missing (how many games per pairing?)"))?;
-        if games == 0 || !games.is_multiple_of(2) {
-            return Err(invalid(
-                path,
-                games_key,
-                format!(
-                    "{games} is not a positive even number (games come in colour-swapped pairs)"
-                ),
-            ));
-        }
-        raw.games = Some(games);
-
-        let openings = match &mut raw.openings {
-            None => None,
-            Some(o) => {
-                let p = absolute(&base, &o.file);
-                if !p.is_file() {
-                    return Err(invalid(
-                        path,
-                        "openings.file",
-                        format!("{} does not exist", p.display()),
-                    ));
-                }
-                if o.format.is_none() && OpeningFormat::from_path(&p).is_none() {
-                    return Err(invalid(
-                        path,
-                        "openings.format",
-                        "cannot tell the format from the file name: give epd or pgn",
-                    ));
-                }
-                if o.plies == Some(0) {
-                    return Err(invalid(path, "openings.plies", "must be at least 1"));
-                }
-                if let Some(c) = &o.checksum {
-                    if !crate::openings::is_fingerprint(c) {
-                        return Err(invalid(
-                            path,
-                            "openings.checksum",
-                            format!("'{c}' is not fnv1a64: followed by 16 hex digits"),
-                        ));
-                    }
-                }
-                o.file = p.display().to_string();
-                o.format = o.format.or_else(|| OpeningFormat::from_path(&p));
-                o.order = Some(o.order.unwrap_or_default());
-                o.start = Some(o.start.unwrap_or(0));
-                Some(OpeningsConfig {
-                    path: p,
-                    format: o.format,
-                    plies: o.plies,
-                    order: o.order.unwrap_or_default(),
-                    start: o.start.unwrap_or(0),
-                    checksum: o.checksum.clone(),
-                    entries: o.entries,
-                })
-            }
-        };
-
-        let adj = raw.adjudication.clone().unwrap_or_default();
-        if let Some(d) = adj.draw {
-            if d.move_count == 0 {
-                return Err(invalid(
-                    path,
-                    "adjudication.draw.move_count",
-                    "must be at least 1",
-                ));
-            }
-            if d.score_cp < 0 {
-                return Err(invalid(
-                    path,
-                    "adjudication.draw.score_cp",
-                    "must not be negative",
-                ));
-            }
-        }
-        if let Some(r) = adj.resign {
-            if r.move_count == 0 {
-                return Err(invalid(
-                    path,
-                    "adjudication.resign.move_count",
-                    "must be at least 1",
-                ));
-            }
-            if r.score_cp <= 0 {
-                return Err(invalid(
-                    path,
-                    "adjudication.resign.score_cp",
-                    "must be positive",
-                ));
-            }
-        }
-        if adj.max_moves == Some(0) {
-            return Err(invalid(
-                path,
-                "adjudication.max_moves",
-                "must be at least 1",
-            ));
-        }
-        let watchdog_ms = raw.watchdog_ms.unwrap_or(DEFAULT_WATCHDOG_MS);
-        if watchdog_ms == 0 {
-            return Err(invalid(path, "watchdog_ms", "must be positive"));
-        }
-        let time_margin_ms = raw.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS);
-        raw.watchdog_ms = Some(watchdog_ms);
-        raw.time_margin_ms = Some(time_margin_ms);
-        let settings = GameSettings {
-            tc,
-            margin: Duration::from_millis(time_margin_ms),
-            watchdog: Duration::from_millis(watchdog_ms),
-            adjudication: Adjudication {
-                draw: adj.draw,
-                resign: adj.resign,
-                max_moves: adj.max_moves,
-            },
-        };
-
-        let max_start_failures = match raw.max_start_failures {
-            Some(0) => return Err(invalid(path, "max_start_failures", "must be at least 1")),
-            Some(n) => n,
-            None => crate::play::pairs::DEFAULT_MAX_START_FAILURES,
-        };
-        // Written out like the other defaults; a resume also takes it as the
-        // sign of a run folder that must have a fingerprint.json.
-        raw.max_start_failures = Some(max_start_failures);
+        let concurrency = resolve_concurrency(&mut raw, path)?;
+        let seed = resolve_seed(&mut raw);
+        let sprt = resolve_sprt(&raw, tournament, path)?;
+        let games = resolve_games(&mut raw, path)?;
+        let openings = resolve_openings(&mut raw, path, &base)?;
+        let settings = resolve_game_settings(&mut raw, tc, path)?;
+        let max_start_failures = resolve_max_start_failures(&mut raw, path)?;
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -677,6 +311,483 @@ impl MatchConfig {
             self.path.display()
         )
     }
+}
+
+/// The folder relative paths of the config at `path` are taken from
+/// (canonical when it exists).
+fn config_dir(path: &Path) -> PathBuf {
+    let base = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .or_else(|| path.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let base = if base.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        base
+    };
+    std::fs::canonicalize(&base).unwrap_or(base)
+}
+
+/// Command-line values replace the file's keys (checked as flags first).
+fn apply_overrides(raw: &mut RawConfig, overrides: &Overrides) -> Result<(), ConfigError> {
+    overrides.validate()?;
+    if let Some(g) = overrides.games {
+        raw.games = Some(g);
+        // `--games` is the cap of an SPRT too.
+        if let Some(s) = raw.sprt.as_mut().filter(|s| s.max_games.is_some()) {
+            s.max_games = Some(g);
+        }
+    }
+    if let Some(c) = overrides.concurrency {
+        raw.concurrency = Some(c);
+    }
+    if let Some(s) = overrides.seed {
+        raw.seed = Some(s);
+    }
+    if let Some(tc) = &overrides.time_control {
+        raw.time_control = tc.clone();
+    }
+    Ok(())
+}
+
+/// `name`, or the file stem; it names a folder, so no path separators.
+fn resolve_name(raw: &mut RawConfig, path: &Path) -> Result<String, ConfigError> {
+    let name = match &raw.name {
+        Some(n) if n.trim().is_empty() => return Err(invalid(path, "name", "must not be empty")),
+        Some(n) => n.clone(),
+        None => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "match".into()),
+    };
+    if name.contains(['/', '\\']) {
+        return Err(invalid(path, "name", "must not contain path separators"));
+    }
+    raw.name = Some(name.clone());
+    Ok(name)
+}
+
+/// `engines`: at least two, names unique, each resolved into a player.
+fn resolve_engines(
+    raw: &mut [RawEngine],
+    path: &Path,
+    base: &Path,
+) -> Result<Vec<PlayerSpec>, ConfigError> {
+    if raw.len() < 2 {
+        return Err(invalid(path, "engines", "at least two engines are needed"));
+    }
+    let mut engines: Vec<PlayerSpec> = Vec::new();
+    for (i, e) in raw.iter_mut().enumerate() {
+        let key = |k: &str| format!("engines[{i}].{k}");
+        if e.name.trim().is_empty() {
+            return Err(invalid(path, key("name"), "must not be empty"));
+        }
+        if engines.iter().any(|s| s.name == e.name) {
+            return Err(invalid(
+                path,
+                key("name"),
+                format!("'{}' is used by two engines", e.name),
+            ));
+        }
+        engines.push(resolve_engine(e, &key, path, base)?);
+    }
+    Ok(engines)
+}
+
+/// One engine (`key` names its keys in errors); fills its defaults in.
+fn resolve_engine(
+    e: &mut RawEngine,
+    key: &dyn Fn(&str) -> String,
+    path: &Path,
+    base: &Path,
+) -> Result<PlayerSpec, ConfigError> {
+    let kind = e.kind.unwrap_or(RawKind::Uci);
+    let mut options = Vec::new();
+    for (k, v) in &e.options {
+        let text = yaml_text(v).ok_or_else(|| {
+            invalid(
+                path,
+                key(&format!("options.{k}")),
+                "must be a string, number or boolean",
+            )
+        })?;
+        options.push((k.clone(), text));
+    }
+    let init_timeout_ms = e.init_timeout_ms.unwrap_or(DEFAULT_INIT_TIMEOUT_MS);
+    e.init_timeout_ms = Some(init_timeout_ms);
+    e.kind = Some(kind);
+    let init_timeout = Duration::from_millis(init_timeout_ms);
+    let dir = e.dir.as_deref().map(|d| absolute(base, d));
+    if let Some(d) = &dir {
+        e.dir = Some(d.display().to_string());
+    }
+    let (player_kind, cmd) = match kind {
+        RawKind::Inprocess => {
+            let params = resolve_inprocess(e, &options, key, path, base)?;
+            (PlayerKind::InProcess(Box::new(params)), PathBuf::new())
+        }
+        RawKind::Uci | RawKind::Xboard => {
+            let cmd = resolve_command(e, key, path, base)?;
+            let k = if kind == RawKind::Uci {
+                PlayerKind::Uci
+            } else {
+                PlayerKind::Xboard
+            };
+            (k, cmd)
+        }
+    };
+    Ok(PlayerSpec {
+        name: e.name.clone(),
+        kind: player_kind,
+        cmd,
+        args: e.args.clone(),
+        dir,
+        options,
+        init_timeout,
+        stderr_log: None,
+    })
+}
+
+/// An in-process engine's parameters: `params_file`, then `params` on top;
+/// its `options` checked by the player that will apply them.
+fn resolve_inprocess(
+    e: &mut RawEngine,
+    options: &[(String, String)],
+    key: &dyn Fn(&str) -> String,
+    path: &Path,
+    base: &Path,
+) -> Result<karsinta_engine::Params, ConfigError> {
+    if e.cmd.is_some() || !e.args.is_empty() {
+        return Err(invalid(
+            path,
+            key("cmd"),
+            "an in-process engine has no command",
+        ));
+    }
+    let mut params = karsinta_engine::Params::default();
+    if let Some(f) = &e.params_file {
+        let p = absolute(base, f);
+        params = karsinta_engine::Params::load_yaml(&p)
+            .map_err(|err| invalid(path, key("params_file"), err.to_string()))?;
+        e.params_file = Some(p.display().to_string());
+    }
+    if let Some(map) = &e.params {
+        for (k, v) in map {
+            let Some(name) = k.as_str() else {
+                return Err(invalid(
+                    path,
+                    key("params"),
+                    "parameter names must be strings",
+                ));
+            };
+            params.apply_value(name, v).map_err(|err| {
+                invalid(
+                    path,
+                    key(&format!("params.{name}")),
+                    crate::players::param_error_text(&err, false),
+                )
+            })?;
+        }
+    }
+    // The options are checked by the player that will apply them, so a
+    // typo is a config error, not a match of forfeits.
+    for (k, v) in options {
+        let pair = [(k.clone(), v.clone())];
+        if let Err(err) = InProcessPlayer::new(e.name.clone(), params.clone(), &pair) {
+            let why = match err {
+                EngineError::Start(m) => m,
+                other => other.to_string(),
+            };
+            return Err(invalid(
+                path,
+                key(&format!("options.{k}")),
+                format!(
+                    "{why} (an in-process engine accepts Hash, Threads: 1 and its parameter names)"
+                ),
+            ));
+        }
+    }
+    // The effective parameters inline, so that a resumed run does not
+    // depend on the parameter file staying the same.
+    e.params = params_mapping(&params);
+    e.params_file = None;
+    Ok(params)
+}
+
+/// An external engine's program: a path from the config's folder, or a
+/// bare name looked up in `PATH`.
+fn resolve_command(
+    e: &mut RawEngine,
+    key: &dyn Fn(&str) -> String,
+    path: &Path,
+    base: &Path,
+) -> Result<PathBuf, ConfigError> {
+    if e.params.is_some() || e.params_file.is_some() {
+        return Err(invalid(
+            path,
+            key("params"),
+            "parameters apply to in-process engines only (use options: for external engines)",
+        ));
+    }
+    let Some(cmd) = e.cmd.as_deref().filter(|c| !c.trim().is_empty()) else {
+        return Err(invalid(
+            path,
+            key("cmd"),
+            "an external engine needs a command",
+        ));
+    };
+    let resolved = if cmd.contains('/') {
+        absolute(base, cmd)
+    } else {
+        // A bare name is looked up in PATH; unresolved names are kept (the
+        // engine then fails to start, as a result).
+        which(cmd).unwrap_or_else(|| PathBuf::from(cmd))
+    };
+    e.cmd = Some(resolved.display().to_string());
+    Ok(resolved)
+}
+
+/// `tournament`: a match for two engines, else gauntlet or round robin.
+fn resolve_tournament(
+    raw: &mut RawConfig,
+    engines: usize,
+    path: &Path,
+) -> Result<TournamentKind, ConfigError> {
+    let tournament = match (raw.tournament, engines) {
+        (None, 2) => TournamentKind::Match,
+        (None, _) => {
+            return Err(invalid(
+                path,
+                "tournament",
+                "with more than two engines, choose gauntlet or round_robin",
+            ))
+        }
+        (Some(TournamentKind::Match), n) if n != 2 => {
+            return Err(invalid(
+                path,
+                "tournament",
+                format!("match needs exactly two engines, found {n}"),
+            ))
+        }
+        (Some(t), _) => t,
+    };
+    raw.tournament = Some(tournament);
+    Ok(tournament)
+}
+
+/// `concurrency`: 1..=1024, the number of cores by default.
+fn resolve_concurrency(raw: &mut RawConfig, path: &Path) -> Result<usize, ConfigError> {
+    let concurrency = match raw.concurrency {
+        Some(0) => return Err(invalid(path, "concurrency", "must be at least 1")),
+        Some(c) if c > 1024 => return Err(invalid(path, "concurrency", "must be at most 1024")),
+        Some(c) => c,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    raw.concurrency = Some(concurrency);
+    Ok(concurrency)
+}
+
+/// `seed`, or a random one (recorded, so the run can be repeated).
+fn resolve_seed(raw: &mut RawConfig) -> u64 {
+    let seed = raw.seed.unwrap_or_else(|| {
+        use std::time::{SystemTime, UNIX_EPOCH};
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        (t.as_nanos() as u64) ^ u64::from(std::process::id()).rotate_left(32)
+    });
+    raw.seed = Some(seed);
+    seed
+}
+
+/// `sprt`: only for a match between two engines.
+fn resolve_sprt(
+    raw: &RawConfig,
+    tournament: TournamentKind,
+    path: &Path,
+) -> Result<Option<SprtParams>, ConfigError> {
+    let Some(s) = &raw.sprt else {
+        return Ok(None);
+    };
+    if tournament != TournamentKind::Match {
+        return Err(invalid(
+            path,
+            "sprt",
+            "an SPRT needs a match between exactly two engines",
+        ));
+    }
+    let params = SprtParams {
+        elo0: s.elo0,
+        elo1: s.elo1,
+        alpha: s.alpha,
+        beta: s.beta,
+        model: s.model,
+    };
+    params
+        .validate()
+        .map_err(|e| invalid(path, "sprt", e.to_string()))?;
+    Ok(Some(params))
+}
+
+/// Games per pairing: `sprt.max_games`, else `games`; positive and even.
+fn resolve_games(raw: &mut RawConfig, path: &Path) -> Result<u64, ConfigError> {
+    let games_key = if raw.sprt.as_ref().is_some_and(|s| s.max_games.is_some()) {
+        "sprt.max_games"
+    } else {
+        "games"
+    };
+    let games = raw
+        .sprt
+        .as_ref()
+        .and_then(|s| s.max_games)
+        .or(raw.games)
+        .ok_or_else(|| invalid(path, "games", "missing (how many games per pairing?)"))?;
+    if games == 0 || !games.is_multiple_of(2) {
+        return Err(invalid(
+            path,
+            games_key,
+            format!("{games} is not a positive even number (games come in colour-swapped pairs)"),
+        ));
+    }
+    raw.games = Some(games);
+    Ok(games)
+}
+
+/// `openings`: the file must exist and its format be known.
+fn resolve_openings(
+    raw: &mut RawConfig,
+    path: &Path,
+    base: &Path,
+) -> Result<Option<OpeningsConfig>, ConfigError> {
+    let Some(o) = &mut raw.openings else {
+        return Ok(None);
+    };
+    let p = absolute(base, &o.file);
+    if !p.is_file() {
+        return Err(invalid(
+            path,
+            "openings.file",
+            format!("{} does not exist", p.display()),
+        ));
+    }
+    if o.format.is_none() && OpeningFormat::from_path(&p).is_none() {
+        return Err(invalid(
+            path,
+            "openings.format",
+            "cannot tell the format from the file name: give epd or pgn",
+        ));
+    }
+    if o.plies == Some(0) {
+        return Err(invalid(path, "openings.plies", "must be at least 1"));
+    }
+    if let Some(c) = &o.checksum {
+        if !crate::openings::is_fingerprint(c) {
+            return Err(invalid(
+                path,
+                "openings.checksum",
+                format!("'{c}' is not fnv1a64: followed by 16 hex digits"),
+            ));
+        }
+    }
+    o.file = p.display().to_string();
+    o.format = o.format.or_else(|| OpeningFormat::from_path(&p));
+    o.order = Some(o.order.unwrap_or_default());
+    o.start = Some(o.start.unwrap_or(0));
+    Ok(Some(OpeningsConfig {
+        path: p,
+        format: o.format,
+        plies: o.plies,
+        order: o.order.unwrap_or_default(),
+        start: o.start.unwrap_or(0),
+        checksum: o.checksum.clone(),
+        entries: o.entries,
+    }))
+}
+
+/// `adjudication`: every rule off unless given, and sane when given.
+fn resolve_adjudication(raw: &RawConfig, path: &Path) -> Result<Adjudication, ConfigError> {
+    let adj = raw.adjudication.clone().unwrap_or_default();
+    if let Some(d) = adj.draw {
+        if d.move_count == 0 {
+            return Err(invalid(
+                path,
+                "adjudication.draw.move_count",
+                "must be at least 1",
+            ));
+        }
+        if d.score_cp < 0 {
+            return Err(invalid(
+                path,
+                "adjudication.draw.score_cp",
+                "must not be negative",
+            ));
+        }
+    }
+    if let Some(r) = adj.resign {
+        if r.move_count == 0 {
+            return Err(invalid(
+                path,
+                "adjudication.resign.move_count",
+                "must be at least 1",
+            ));
+        }
+        if r.score_cp <= 0 {
+            return Err(invalid(
+                path,
+                "adjudication.resign.score_cp",
+                "must be positive",
+            ));
+        }
+    }
+    if adj.max_moves == Some(0) {
+        return Err(invalid(
+            path,
+            "adjudication.max_moves",
+            "must be at least 1",
+        ));
+    }
+    Ok(Adjudication {
+        draw: adj.draw,
+        resign: adj.resign,
+        max_moves: adj.max_moves,
+    })
+}
+
+/// The rules of one game: the time control, its margin and watchdog
+/// (`time_margin_ms`, `watchdog_ms`), and adjudication.
+fn resolve_game_settings(
+    raw: &mut RawConfig,
+    tc: TimeControl,
+    path: &Path,
+) -> Result<GameSettings, ConfigError> {
+    let adjudication = resolve_adjudication(raw, path)?;
+    let watchdog_ms = raw.watchdog_ms.unwrap_or(DEFAULT_WATCHDOG_MS);
+    if watchdog_ms == 0 {
+        return Err(invalid(path, "watchdog_ms", "must be positive"));
+    }
+    let time_margin_ms = raw.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS);
+    raw.watchdog_ms = Some(watchdog_ms);
+    raw.time_margin_ms = Some(time_margin_ms);
+    Ok(GameSettings {
+        tc,
+        margin: Duration::from_millis(time_margin_ms),
+        watchdog: Duration::from_millis(watchdog_ms),
+        adjudication,
+    })
+}
+
+/// `max_start_failures`: at least 1.
+fn resolve_max_start_failures(raw: &mut RawConfig, path: &Path) -> Result<u32, ConfigError> {
+    let max_start_failures = match raw.max_start_failures {
+        Some(0) => return Err(invalid(path, "max_start_failures", "must be at least 1")),
+        Some(n) => n,
+        None => crate::play::pairs::DEFAULT_MAX_START_FAILURES,
+    };
+    // Written out like the other defaults; a resume also takes it as the
+    // sign of a run folder that must have a fingerprint.json.
+    raw.max_start_failures = Some(max_start_failures);
+    Ok(max_start_failures)
 }
 
 #[cfg(test)]
