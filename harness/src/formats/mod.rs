@@ -1,10 +1,13 @@
-//! File formats the harness reads and writes: PGN games out
-//! ([`pgn_write`]: the games file of a run folder, split back on resume),
-//! and training data ([`records`]: the record types; [`training`]: one
-//! reader for [`bullet`] (bulletformat), [`text`] (`FEN | score | result`)
-//! and [`viri`] (viriformat)).
+//! File formats the harness reads and writes: positions ([`fen`]: FEN
+//! checked and written in one form; [`epd`]: the one EPD reader, for opening
+//! books and test suites), PGN games out ([`pgn_write`]: the games file of a
+//! run folder, split back on resume), and training data ([`records`]: the
+//! record types; [`training`]: one reader for [`bullet`] (bulletformat),
+//! [`text`] (`FEN | score | result`) and [`viri`] (viriformat)).
 
 pub mod bullet;
+pub mod epd;
+pub mod fen;
 pub mod pgn_write;
 pub mod records;
 pub mod text;

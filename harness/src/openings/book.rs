@@ -2,7 +2,9 @@
 //! which opening each game pair plays.
 //!
 //! Every position is checked with `shakmaty` (a legal standard-chess position,
-//! legal moves only) so that a match never starts from a broken opening. PGN is
+//! legal moves only) so that a match never starts from a broken opening. EPD
+//! is read by [`crate::formats::epd`] (strict, see there); only the position
+//! is used, the operations are checked but not interpreted. PGN is
 //! read by a small strict reader here: every main-line token must be a move,
 //! move number, annotation, comment or result (a general PGN reader skips what
 //! it cannot parse, which shifts the remaining moves to the other side). SAN
@@ -22,10 +24,12 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Position};
 use thiserror::Error;
+
+use crate::formats::epd::read_epd;
+use crate::formats::fen::{parse_position, position_fen};
 
 /// One opening: a start position plus moves to play from it before the
 /// engines take over.
@@ -268,20 +272,15 @@ pub fn parse_openings(
     };
     match format {
         OpeningFormat::Epd => {
-            for (index, line) in data.split(|&b| b == b'\n').enumerate() {
-                let line_no = index + 1;
-                let text = String::from_utf8_lossy(line);
-                let text = text.trim_start_matches('\u{feff}').trim();
-                if text.is_empty() || text.starts_with('#') {
-                    continue;
-                }
-                let entry = parse_epd_line(text)
-                    .map(|fen| (Some(fen), Vec::new()))
-                    .map_err(|reason| OpeningError::BadEpd {
-                        path: path.to_path_buf(),
-                        line: line_no,
-                        reason,
-                    });
+            for entry in read_epd(data, path) {
+                let entry =
+                    entry
+                        .map(|e| (Some(e.fen), Vec::new()))
+                        .map_err(|e| OpeningError::BadEpd {
+                            path: e.path,
+                            line: e.line,
+                            reason: e.reason,
+                        });
                 accept(entry)?;
             }
         }
@@ -333,78 +332,6 @@ pub fn fingerprint(data: &[u8]) -> String {
 pub fn is_fingerprint(s: &str) -> bool {
     s.strip_prefix("fnv1a64:")
         .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// Parse a FEN with shakmaty as a standard-chess position.
-pub(crate) fn parse_position(fen: &str) -> Result<Chess, String> {
-    let parsed: Fen = fen
-        .parse()
-        .map_err(|e| format!("invalid FEN '{fen}': {e}"))?;
-    parsed
-        .into_position(CastlingMode::Standard)
-        .map_err(|e| format!("'{fen}': {e}"))
-}
-
-/// Full 6-field FEN of a position, with the en-passant square only when a
-/// capture is legal (so equal positions have equal FENs).
-pub fn position_fen(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
-}
-
-/// One EPD line (already trimmed, not a comment) to a checked 6-field FEN.
-///
-/// The first four fields are the position; two integers after them are the
-/// move counters (6-field FEN). Otherwise the rest are EPD operations, of
-/// which only `hmvc` and `fmvn` (the counters) are used.
-fn parse_epd_line(text: &str) -> Result<String, String> {
-    let fields: Vec<&str> = text.split_whitespace().take(6).collect();
-    if fields.len() < 4 {
-        return Err(format!(
-            "expected a FEN with at least 4 fields, found '{text}'"
-        ));
-    }
-    let is_counter = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let (halfmoves, fullmoves) =
-        if fields.len() == 6 && is_counter(fields[4]) && is_counter(fields[5]) {
-            (fields[4].to_string(), fields[5].to_string())
-        } else {
-            let ops = epd_operations(text, &fields[..4]);
-            let op = |name: &str| {
-                ops.iter()
-                    .find(|(op, _)| *op == name)
-                    .map(|(_, arg)| arg.trim().to_string())
-                    .filter(|arg| is_counter(arg))
-            };
-            (
-                op("hmvc").unwrap_or_else(|| "0".into()),
-                op("fmvn").unwrap_or_else(|| "1".into()),
-            )
-        };
-    let fen = format!("{} {halfmoves} {fullmoves}", fields[..4].join(" "));
-    let pos = parse_position(&fen)?;
-    Ok(position_fen(&pos))
-}
-
-/// The `opcode operand;` pairs after the four position fields of an EPD line.
-fn epd_operations<'a>(text: &'a str, position_fields: &[&str]) -> Vec<(&'a str, &'a str)> {
-    // Skip the position fields by position in the text, not by re-joining.
-    let mut rest = text;
-    for field in position_fields {
-        rest = rest.trim_start();
-        rest = rest.strip_prefix(field).unwrap_or(rest);
-    }
-    rest.split(';')
-        .filter_map(|op| {
-            let op = op.trim();
-            if op.is_empty() {
-                return None;
-            }
-            Some(match op.split_once(char::is_whitespace) {
-                Some((name, arg)) => (name, arg),
-                None => (op, ""),
-            })
-        })
-        .collect()
 }
 
 /// A start FEN (`None` = standard start) and UCI moves: an opening before it

@@ -30,7 +30,8 @@ use rayon::prelude::*;
 use shakmaty::{CastlingMode, Chess, Position};
 use thiserror::Error;
 
-use crate::openings::{position_fen, Opening};
+use crate::formats::fen::position_fen;
+use crate::openings::Opening;
 
 /// How candidates are found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -414,11 +415,11 @@ mod tests {
 
     #[test]
     fn dedup_key_ignores_counters_and_useless_en_passant() {
-        let a: Chess = crate::openings::parse_position(
+        let a: Chess = crate::formats::fen::parse_position(
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
         )
         .unwrap();
-        let b: Chess = crate::openings::parse_position(
+        let b: Chess = crate::formats::fen::parse_position(
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 5 9",
         )
         .unwrap();

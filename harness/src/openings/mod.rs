@@ -5,8 +5,8 @@
 pub mod book;
 pub mod generate;
 
-pub(crate) use book::parse_position;
+pub use crate::formats::fen::position_fen;
 pub use book::{
     fingerprint, is_fingerprint, load_openings, load_openings_with, order_openings, parse_openings,
-    position_fen, LoadOptions, LoadedOpenings, Opening, OpeningError, OpeningFormat, OpeningOrder,
+    LoadOptions, LoadedOpenings, Opening, OpeningError, OpeningFormat, OpeningOrder,
 };

@@ -7,9 +7,9 @@
 //! neither `bm` nor `am`, an unterminated string or a repeated operation
 //! refuses the whole file, with every bad line listed as `FILE:LINE:
 //! reason` (a suite that silently shrinks would give scores that cannot be
-//! compared). The EPD reader of [`crate::openings`] splits operations at
-//! every `;`, including inside quoted strings, so this module has its own;
-//! both check positions with the same shakmaty helpers.
+//! compared). Lines are read by the one EPD reader,
+//! [`crate::formats::epd`]; this module gives `bm`, `am` and `id` their
+//! meaning.
 //!
 //! Solving uses the [`Player`] machinery of the match runner. Every
 //! position starts with [`Player::new_game`] (UCI `ucinewgame`, a cleared
@@ -35,7 +35,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess};
 use thiserror::Error;
 
-use crate::openings::{parse_position, position_fen};
+use crate::formats::epd::{read_epd, EpdEntry};
+use crate::formats::fen::parse_position;
 use crate::players::{
     start_player, EngineError, EngineScore, MoveLimit, MoveRequest, Player, PlayerKind, PlayerSpec,
 };
@@ -148,18 +149,14 @@ pub fn parse_suite(text: &str, path: &Path) -> Result<Vec<EpdRecord>, SuiteError
     );
     let mut records = Vec::new();
     let mut bad = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let line_no = index + 1;
-        let line = line.trim_start_matches('\u{feff}').trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match parse_record(line, line_no, &file_name) {
+    for entry in read_epd(text.as_bytes(), path) {
+        let record = entry.map_err(|e| (e.line, e.reason)).and_then(|e| {
+            let line = e.line;
+            suite_record(e, &file_name).map_err(|reason| (line, reason))
+        });
+        match record {
             Ok(r) => records.push(r),
-            Err(reason) => bad.push(BadLine {
-                line: line_no,
-                reason,
-            }),
+            Err((line, reason)) => bad.push(BadLine { line, reason }),
         }
     }
     if !bad.is_empty() {
@@ -176,134 +173,11 @@ pub fn parse_suite(text: &str, path: &Path) -> Result<Vec<EpdRecord>, SuiteError
     Ok(records)
 }
 
-/// An EPD operation: opcode and operands (quotes removed).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Operation {
-    pub opcode: String,
-    pub operands: Vec<String>,
-}
-
-/// Split the text after the position fields into operations. Each is an
-/// opcode (a letter, then letters, digits or `_`), operands separated by
-/// spaces, and `;`. A quoted operand runs to the next `"` and may hold
-/// spaces and `;`. The last `;` of a line may be missing (a common
-/// hand-edit), an unterminated string may not.
-pub fn parse_operations(text: &str) -> Result<Vec<Operation>, String> {
-    let mut ops = Vec::new();
-    let mut chars = text.char_indices().peekable();
-    loop {
-        while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {}
-        let Some(&(start, _)) = chars.peek() else {
-            return Ok(ops);
-        };
-        let mut end = start;
-        while let Some((i, c)) = chars.next_if(|(_, c)| !c.is_whitespace() && *c != ';') {
-            end = i + c.len_utf8();
-        }
-        let opcode = &text[start..end];
-        let valid = opcode
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic())
-            && opcode
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            return Err(if opcode.is_empty() {
-                "empty operation (a stray ';')".to_string()
-            } else {
-                format!("'{opcode}' is not an EPD opcode")
-            });
-        }
-        let mut operands = Vec::new();
-        loop {
-            while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {}
-            match chars.peek().copied() {
-                None => break,
-                Some((_, ';')) => {
-                    chars.next();
-                    break;
-                }
-                Some((q, '"')) => {
-                    chars.next();
-                    let close = text[q + 1..]
-                        .find('"')
-                        .ok_or_else(|| format!("{opcode}: unterminated string {}", &text[q..]))?;
-                    operands.push(text[q + 1..q + 1 + close].to_string());
-                    while chars.next_if(|&(i, _)| i <= q + 1 + close).is_some() {}
-                }
-                Some((s, _)) => {
-                    let mut e = s;
-                    while let Some((i, c)) =
-                        chars.next_if(|(_, c)| !c.is_whitespace() && *c != ';' && *c != '"')
-                    {
-                        e = i + c.len_utf8();
-                    }
-                    operands.push(text[s..e].to_string());
-                }
-            }
-        }
-        ops.push(Operation {
-            opcode: opcode.to_string(),
-            operands,
-        });
-    }
-}
-
-/// One non-empty, non-comment line to a record.
-fn parse_record(line: &str, line_no: usize, file_name: &str) -> Result<EpdRecord, String> {
-    // The four position fields, then (optionally) two FEN move counters.
-    let mut rest = line;
-    let mut fields = Vec::with_capacity(6);
-    while fields.len() < 6 {
-        let trimmed = rest.trim_start();
-        let Some(word) = trimmed.split_whitespace().next() else {
-            break;
-        };
-        let is_counter = word.bytes().all(|b| b.is_ascii_digit());
-        if fields.len() >= 4 && !is_counter {
-            break;
-        }
-        fields.push(word);
-        rest = &trimmed[word.len()..];
-    }
-    if fields.len() < 4 {
-        return Err(format!(
-            "expected a FEN with at least 4 fields, found '{line}'"
-        ));
-    }
-    if fields.len() == 5 {
-        return Err(format!(
-            "'{}' after the position: a FEN has either no move counters or two",
-            fields[4]
-        ));
-    }
-    let ops = parse_operations(rest)?;
-    for (i, op) in ops.iter().enumerate() {
-        if ops[..i].iter().any(|o| o.opcode == op.opcode) {
-            return Err(format!("operation '{}' appears twice", op.opcode));
-        }
-    }
-    let op = |name: &str| ops.iter().find(|o| o.opcode == name);
-    let counter = |name: &str, default: &str| -> Result<String, String> {
-        match op(name) {
-            None => Ok(default.to_string()),
-            Some(o) => match o.operands.as_slice() {
-                [n] if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => Ok(n.clone()),
-                _ => Err(format!(
-                    "{name}: expected one number, found '{}'",
-                    o.operands.join(" ")
-                )),
-            },
-        }
-    };
-    let (half, full) = if fields.len() == 6 {
-        (fields[4].to_string(), fields[5].to_string())
-    } else {
-        (counter("hmvc", "0")?, counter("fmvn", "1")?)
-    };
-    let fen = format!("{} {half} {full}", fields[..4].join(" "));
-    let pos = parse_position(&fen)?;
+/// A checked EPD line to a suite record: its `bm`/`am` moves legal SAN in
+/// the position, at least one of them, and an `id` (default `FILE:LINE`).
+fn suite_record(entry: EpdEntry, file_name: &str) -> Result<EpdRecord, String> {
+    let pos = &entry.position;
+    let op = |name: &str| entry.operation(name);
     let moves = |name: &str| -> Result<Vec<SuiteMove>, String> {
         let Some(o) = op(name) else {
             return Ok(Vec::new());
@@ -313,7 +187,7 @@ fn parse_record(line: &str, line_no: usize, file_name: &str) -> Result<EpdRecord
         }
         o.operands
             .iter()
-            .map(|text| san_move(&pos, text).map_err(|why| format!("{name} '{text}': {why}")))
+            .map(|text| san_move(pos, text).map_err(|why| format!("{name} '{text}': {why}")))
             .collect()
     };
     let bm = moves("bm")?;
@@ -325,16 +199,16 @@ fn parse_record(line: &str, line_no: usize, file_name: &str) -> Result<EpdRecord
         return Err(format!("{} is both a bm and an am move", m.san));
     }
     let id = match op("id") {
-        None => format!("{file_name}:{line_no}"),
+        None => format!("{file_name}:{}", entry.line),
         Some(o) => match o.operands.as_slice() {
             [id] if !id.trim().is_empty() => id.clone(),
             _ => return Err("id: expected one non-empty operand".to_string()),
         },
     };
     Ok(EpdRecord {
-        line: line_no,
+        line: entry.line,
         id,
-        fen: position_fen(&pos),
+        fen: entry.fen,
         bm,
         am,
     })
@@ -814,32 +688,6 @@ fn which(name: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn operations_split_at_semicolons_outside_strings() {
-        let ops = parse_operations(r#" bm Qg6 Qh5+; id "A; B"; c0 "x y" z;hmvc 3"#).unwrap();
-        let flat: Vec<(&str, Vec<&str>)> = ops
-            .iter()
-            .map(|o| {
-                (
-                    o.opcode.as_str(),
-                    o.operands.iter().map(String::as_str).collect(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            flat,
-            vec![
-                ("bm", vec!["Qg6", "Qh5+"]),
-                ("id", vec!["A; B"]),
-                ("c0", vec!["x y", "z"]),
-                ("hmvc", vec!["3"]),
-            ]
-        );
-        assert!(parse_operations(r#"id "open"#).is_err());
-        assert!(parse_operations("bm e4;; id x;").is_err());
-        assert!(parse_operations("1bm e4;").is_err());
-    }
 
     #[test]
     fn scores_print_as_pawns_or_mates() {

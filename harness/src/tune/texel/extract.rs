@@ -32,7 +32,7 @@ use shakmaty::{Chess, Color, KnownOutcome, Outcome, Position};
 use thiserror::Error;
 
 use super::dataset::{DatasetError, DatasetWriter};
-use crate::openings::{parse_position, position_fen};
+use crate::formats::fen::{parse_position, position_fen};
 
 /// How positions are chosen and labelled.
 #[derive(Clone, Debug)]
