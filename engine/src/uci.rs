@@ -520,7 +520,7 @@ pub fn format_info(info: &SearchInfo) -> String {
     let mut line = format!(
         "info depth {} seldepth {} score {score} nodes {} nps {} time {} hashfull {}",
         info.depth,
-        info.seldepth.max(info.depth),
+        info.seldepth,
         info.nodes,
         nps(info.nodes, info.time_ms),
         info.time_ms,

@@ -6,6 +6,7 @@ mod bench;
 mod cli;
 mod eval;
 mod fuzz;
+mod info;
 mod perft;
 mod position;
 mod search;

@@ -48,7 +48,7 @@ impl Write for Sink {
     }
 }
 
-struct Session {
+pub(crate) struct Session {
     tx: Option<Sender<Vec<u8>>>,
     sink: Sink,
     handle: Option<JoinHandle<()>>,
@@ -57,7 +57,7 @@ struct Session {
 }
 
 impl Session {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let (tx, rx) = channel();
         let sink = Sink::default();
         let out = SharedWriter::new(sink.clone());
@@ -77,7 +77,7 @@ impl Session {
         }
     }
 
-    fn send(&self, line: &str) {
+    pub(crate) fn send(&self, line: &str) {
         self.send_bytes(format!("{line}\n").as_bytes());
     }
 
@@ -95,7 +95,7 @@ impl Session {
 
     /// Wait for the next line satisfying `pred`, returning it and the lines
     /// before it. The timeout only guards against hangs.
-    fn expect(&mut self, pred: impl Fn(&str) -> bool) -> (String, Vec<String>) {
+    pub(crate) fn expect(&mut self, pred: impl Fn(&str) -> bool) -> (String, Vec<String>) {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             let lines = self.lines();
@@ -114,7 +114,7 @@ impl Session {
     }
 
     /// `isready` round trip; returns the lines printed before `readyok`.
-    fn sync(&mut self) -> Vec<String> {
+    pub(crate) fn sync(&mut self) -> Vec<String> {
         self.send("isready");
         self.expect(|l| l == "readyok").1
     }
@@ -131,13 +131,13 @@ impl Session {
         self.bestmove()
     }
 
-    fn bestmove(&mut self) -> String {
+    pub(crate) fn bestmove(&mut self) -> String {
         let (line, _) = self.expect(|l| l.starts_with("bestmove"));
         line.split_whitespace().nth(1).unwrap().to_string()
     }
 
     /// Close the input and wait for the loop to end.
-    fn finish(mut self) -> Vec<String> {
+    pub(crate) fn finish(mut self) -> Vec<String> {
         self.tx.take();
         self.handle
             .take()
@@ -235,12 +235,12 @@ fn threads_is_a_standard_option() {
 }
 
 /// The last `info depth` line among `before`.
-fn last_info(before: &[String]) -> Option<&String> {
+pub(crate) fn last_info(before: &[String]) -> Option<&String> {
     before.iter().rev().find(|l| l.starts_with("info depth"))
 }
 
 /// The `nodes` field of an `info` line.
-fn nodes_of(info: &str) -> Option<&str> {
+pub(crate) fn nodes_of(info: &str) -> Option<&str> {
     info.split_whitespace().skip_while(|t| *t != "nodes").nth(1)
 }
 

@@ -10,8 +10,8 @@ use cozy_chess::{Board, Move};
 
 use super::searcher::{SearchInfo, SearchResult};
 use super::types::{Limits, Score, INF, MAX_DEPTH, ONE_PLY};
-use super::worker::{is_mate_score, root_node_index, Worker};
-use crate::board::position::{legal_moves, move_to_uci};
+use super::worker::{drawn_by_rule, is_mate_score, root_node_index, Worker};
+use crate::board::position::{legal_moves, move_to_uci, repetition_key};
 use crate::params::SearchAlgorithm;
 
 /// How settled the best move is, for the time manager.
@@ -137,6 +137,7 @@ impl Worker<'_> {
             result.pv = self.extract_pv(board, best.0, depth - 1);
             result.ponder = result.pv.get(1).cloned();
             result.depth = depth;
+            result.seldepth = self.seldepth as i32;
             info(&SearchInfo {
                 depth,
                 seldepth: self.seldepth as i32,
@@ -202,26 +203,30 @@ impl Worker<'_> {
         only_move || self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit
     }
 
-    /// The principal variation: the root's best move, then TT moves.
+    /// The principal variation: the root's best move, then TT moves. It ends
+    /// at a draw by rule (a repetition of the game or of the line so far, the
+    /// 50-move rule, insufficient material): the search scored that position
+    /// as a draw without searching on, and a line past it would run past the
+    /// end of the game (fastchess warns about such PVs). Entries of the
+    /// table are keyed without the halfmove clock and the game's history, so
+    /// they would happily continue it.
     pub(super) fn extract_pv(&self, board: &Board, first: Move, depth: i32) -> Vec<String> {
-        let mut pv = vec![move_to_uci(board, first)];
+        let max_len = depth.max(1) as usize + 8;
+        let mut earlier = self.hashes[..self.game_len].to_vec();
+        let mut pv = Vec::new();
         let mut b = board.clone();
-        b.play_unchecked(first);
-        let mut seen = vec![board.hash(), b.hash()];
-        while pv.len() < depth.max(1) as usize + 8 {
-            let Some(hit) = self.tt_probe(b.hash(), 0) else {
-                break;
-            };
-            let Some(mv) = hit.mv else { break };
-            if !b.is_legal(mv) {
-                break;
-            }
+        let mut mv = first;
+        loop {
             pv.push(move_to_uci(&b, mv));
+            earlier.push(repetition_key(&b));
             b.play_unchecked(mv);
-            if seen.contains(&b.hash()) {
+            if pv.len() >= max_len || drawn_by_rule(&b, &earlier) {
                 break;
             }
-            seen.push(b.hash());
+            match self.tt_probe(b.hash(), 0).and_then(|hit| hit.mv) {
+                Some(next) if b.is_legal(next) => mv = next,
+                _ => break,
+            }
         }
         pv
     }

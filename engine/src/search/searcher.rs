@@ -24,7 +24,9 @@ use crate::{Params, Position};
 pub struct SearchInfo {
     /// Nominal depth of the iteration (plies).
     pub depth: i32,
-    /// Deepest ply reached, quiescence included.
+    /// Deepest ply (the root's children are ply 1) any node of this
+    /// iteration reached, quiescence included; below `depth` when every
+    /// line ends early, in a mate or a draw.
     pub seldepth: i32,
     /// Score from the side to move's view.
     pub score: Score,
@@ -34,7 +36,7 @@ pub struct SearchInfo {
     pub time_ms: u64,
     /// Transposition-table use, per mille.
     pub hashfull: u32,
-    /// Principal variation in UCI notation.
+    /// Principal variation in UCI notation; it ends at a draw by rule.
     pub pv: Vec<String>,
 }
 

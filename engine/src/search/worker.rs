@@ -92,6 +92,8 @@ pub(super) struct Worker<'a> {
     /// Repetition keys ([`crate::board::position::repetition_key`]) of the
     /// positions before the current one: game, then path.
     pub(super) hashes: Vec<u64>,
+    /// How many of `hashes` are the game's (the rest is the search path).
+    pub(super) game_len: usize,
     /// Index in `hashes` of the first position after the last null move on
     /// the path: a repetition must not pass through a null move.
     pub(super) null_floor: usize,
@@ -194,6 +196,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             armed: false,
             aborted: false,
+            game_len: hashes.len(),
             hashes,
             null_floor: 0,
             stack: vec![Frame::default(); MAX_PLY + 4],
@@ -349,16 +352,17 @@ impl<'a> Worker<'a> {
 
     /// Draws by rule: repetition, the 50-move rule, insufficient material.
     pub(super) fn draw_score(&self, board: &Board) -> Option<i32> {
-        if fifty_move_draw(board) || insufficient_material(board) || self.repeats(board) {
+        if drawn_by_rule(board, &self.hashes[self.null_floor..]) {
             Some(self.draw_value(board))
         } else {
             None
         }
     }
+}
 
-    /// Whether `board` repeats a position of the game or the search path
-    /// since the last null move (once is enough inside the search).
-    fn repeats(&self, board: &Board) -> bool {
-        repetitions(&self.hashes[self.null_floor..], board) > 0
-    }
+/// The search's draws by rule: the 50-move rule, insufficient material, or
+/// `board` repeating one of the `earlier` positions' repetition keys (once
+/// is enough: a line that repeats can be repeated again to a draw).
+pub(super) fn drawn_by_rule(board: &Board, earlier: &[u64]) -> bool {
+    fifty_move_draw(board) || insufficient_material(board) || repetitions(earlier, board) > 0
 }
