@@ -8,6 +8,7 @@
 //! are [`ConfigError`]s naming the file and the key. [`flags`] translates a
 //! fastchess or cutechess-cli command line into the same raw config.
 
+mod derive;
 mod error;
 pub mod flags;
 mod resolve;

@@ -99,8 +99,10 @@ pub struct MatchConfig {
     /// See [`RawConfig::max_start_failures`].
     pub max_start_failures: u32,
     /// The config with absolute paths, overrides, the chosen seed and every
-    /// default filled in, so that a run can be repeated or resumed exactly.
-    pub resolved: RawConfig,
+    /// default filled in, so that a run can be repeated or resumed exactly
+    /// ([`MatchConfig::resolved`]). Changed only through the methods of
+    /// `derive.rs`, which keep it and the values above in step.
+    pub(super) resolved: RawConfig,
 }
 
 fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
@@ -298,6 +300,12 @@ impl MatchConfig {
         }
     }
 
+    /// The resolved config as written: what `config.yaml` of a run holds
+    /// and the resume fingerprint is taken from.
+    pub fn resolved(&self) -> &RawConfig {
+        &self.resolved
+    }
+
     /// Number of game pairs per pairing.
     pub fn pairs_per_pairing(&self) -> u64 {
         self.games / 2
@@ -315,7 +323,7 @@ impl MatchConfig {
 
 /// The folder relative paths of the config at `path` are taken from
 /// (canonical when it exists).
-fn config_dir(path: &Path) -> PathBuf {
+pub(super) fn config_dir(path: &Path) -> PathBuf {
     let base = std::fs::canonicalize(path)
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
@@ -352,7 +360,7 @@ fn apply_overrides(raw: &mut RawConfig, overrides: &Overrides) -> Result<(), Con
 }
 
 /// `name`, or the file stem; it names a folder, so no path separators.
-fn resolve_name(raw: &mut RawConfig, path: &Path) -> Result<String, ConfigError> {
+pub(super) fn resolve_name(raw: &mut RawConfig, path: &Path) -> Result<String, ConfigError> {
     let name = match &raw.name {
         Some(n) if n.trim().is_empty() => return Err(invalid(path, "name", "must not be empty")),
         Some(n) => n.clone(),
@@ -369,7 +377,7 @@ fn resolve_name(raw: &mut RawConfig, path: &Path) -> Result<String, ConfigError>
 }
 
 /// `engines`: at least two, names unique, each resolved into a player.
-fn resolve_engines(
+pub(super) fn resolve_engines(
     raw: &mut [RawEngine],
     path: &Path,
     base: &Path,
@@ -549,7 +557,7 @@ fn resolve_command(
 }
 
 /// `tournament`: a match for two engines, else gauntlet or round robin.
-fn resolve_tournament(
+pub(super) fn resolve_tournament(
     raw: &mut RawConfig,
     engines: usize,
     path: &Path,
@@ -602,7 +610,7 @@ fn resolve_seed(raw: &mut RawConfig) -> u64 {
 }
 
 /// `sprt`: only for a match between two engines.
-fn resolve_sprt(
+pub(super) fn resolve_sprt(
     raw: &RawConfig,
     tournament: TournamentKind,
     path: &Path,
@@ -631,7 +639,7 @@ fn resolve_sprt(
 }
 
 /// Games per pairing: `sprt.max_games`, else `games`; positive and even.
-fn resolve_games(raw: &mut RawConfig, path: &Path) -> Result<u64, ConfigError> {
+pub(super) fn resolve_games(raw: &mut RawConfig, path: &Path) -> Result<u64, ConfigError> {
     let games_key = if raw.sprt.as_ref().is_some_and(|s| s.max_games.is_some()) {
         "sprt.max_games"
     } else {

@@ -88,6 +88,18 @@ impl RawConfig {
             _ => None,
         }
     }
+
+    /// Drop the block `key` of another command (as [`RawConfig::section`]).
+    pub(super) fn remove_section(&mut self, key: &str) {
+        match key {
+            "build" => self.build = None,
+            "gate" => self.gate = None,
+            "spsa" => self.spsa = None,
+            "texel" => self.texel = None,
+            "dist" => self.dist = None,
+            _ => {}
+        }
+    }
 }
 
 /// Engine protocol in YAML.

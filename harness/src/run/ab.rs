@@ -370,10 +370,7 @@ pub fn replace_engines(
     first: &RawEngine,
     second: &RawEngine,
 ) -> Result<MatchConfig, ConfigError> {
-    let mut raw = cfg.resolved.clone();
-    raw.engines = vec![first.clone(), second.clone()];
-    raw.tournament = None;
-    MatchConfig::resolve(raw, &cfg.path, &Overrides::default())
+    cfg.with_engines(vec![first.clone(), second.clone()])
 }
 
 /// Starts each engine of `cfg` once (handshake and a new game) and stops it,
@@ -563,7 +560,7 @@ pub fn prepare_pair(
     // cost the other's build first.
     preparer.check(first.0, first.1)?;
     preparer.check(second.0, second.1)?;
-    let t = &cfg.resolved.engines;
+    let t = &cfg.resolved().engines;
     let a = preparer.prepare(first.0, first.1, &t[0], log)?;
     let b = preparer.prepare(second.0, second.1, &t[1], log)?;
     let played = replace_engines(cfg, &a.engine, &b.engine)?;

@@ -56,7 +56,7 @@ pub fn config_fingerprint(cfg: &MatchConfig) -> BTreeMap<String, String> {
         }
     }
     let mut out = BTreeMap::new();
-    if let Ok(v) = serde_yaml::to_value(&cfg.resolved) {
+    if let Ok(v) = serde_yaml::to_value(cfg.resolved()) {
         walk("", &v, &mut out);
     }
     out.retain(|k, _| {

@@ -153,16 +153,14 @@ fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
     if cfg.sprt.is_some() {
         return Ok(cfg);
     }
-    let mut raw = cfg.resolved.clone();
-    raw.sprt = Some(RawSprt {
+    cfg.with_sprt(RawSprt {
         elo0: DEFAULT_ELO0,
         elo1: DEFAULT_ELO1,
         alpha: 0.05,
         beta: 0.05,
         model: EloModel::Normalized,
         max_games: None,
-    });
-    MatchConfig::resolve(raw, &cfg.path, &Overrides::default())
+    })
 }
 
 /// Runs the gate. `Err` is a setup error ([`EXIT_SETUP`]).

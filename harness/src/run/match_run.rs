@@ -85,13 +85,12 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         })
         .collect();
 
-    let mut resolved = cfg.clone();
     let (openings, with_openings, recorded) = match_openings(cfg)?;
     // Recorded in the run's config.yaml: `--resume` checks them.
-    if let (Some(r), Some((checksum, entries))) = (resolved.resolved.openings.as_mut(), recorded) {
-        r.checksum = Some(checksum);
-        r.entries = Some(entries);
-    }
+    let resolved = match recorded {
+        Some((checksum, entries)) => cfg.with_recorded_openings(checksum, entries),
+        None => cfg.clone(),
+    };
     let total_pairs = total_pairs(cfg);
 
     let fingerprint = config_fingerprint(&resolved);

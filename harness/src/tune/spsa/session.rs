@@ -117,7 +117,7 @@ pub fn load_config_text(
     })?;
     let setup = setup::resolve(&raw_spsa, &cfg.engines[0], path)?;
     // The resolved config with the one engine again, for the run folder.
-    let mut own = cfg.resolved.clone();
+    let mut own = cfg.resolved().clone();
     own.engines.truncate(1);
     if let Some(first) = own.engines.first_mut() {
         first.name = e.name.clone();
@@ -334,16 +334,15 @@ impl Session {
     /// same engine, time control, openings and concurrency, with the
     /// `verify:` SPRT (default elo0 0, elo1 5, at most 4000 games).
     pub fn verify_config(&self) -> Result<MatchConfig, SessionError> {
-        let mut raw = self.cfg.resolved.clone();
         let start: Vec<f64> = self.setup.params.iter().map(|p| p.start).collect();
-        let engine = raw.engines[0].clone();
+        let engine = self.cfg.resolved().engines[0].clone();
         let base_name = engine
             .name
             .strip_suffix("-plus")
             .unwrap_or(&engine.name)
             .to_string();
         let in_process = matches!(self.cfg.engines[0].kind, PlayerKind::InProcess(_));
-        raw.engines = [("tuned", &self.state.theta), ("start", &start)]
+        let engines = [("tuned", &self.state.theta), ("start", &start)]
             .into_iter()
             .map(|(side, values)| {
                 let mut e = engine.clone();
@@ -372,14 +371,53 @@ impl Session {
             model: EloModel::Normalized,
             max_games: None,
         });
-        raw.games = Some(sprt.max_games.unwrap_or(DEFAULT_VERIFY_GAMES));
-        raw.sprt = Some(sprt);
-        raw.spsa = None;
-        raw.name = Some(format!("{}-verify", self.cfg.name));
-        Ok(MatchConfig::resolve(
-            raw,
-            &self.cfg.path,
-            &Overrides::default(),
-        )?)
+        let games = sprt.max_games.unwrap_or(DEFAULT_VERIFY_GAMES);
+        let name = format!("{}-verify", self.cfg.name);
+        Ok(self
+            .cfg
+            .without_section("spsa")
+            .with_name(&name)?
+            .with_engines(engines)?
+            .with_games(games)?
+            .with_sprt(sprt)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `--verify` match is the config a user would write for it: the
+    /// tuned and the start values as two in-process engines, the tuning
+    /// config's time control and seed, the default verify SPRT.
+    #[test]
+    fn verify_config_is_the_written_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let tune = dir.path().join("tune.yaml");
+        std::fs::write(
+            &tune,
+            "name: t\nengines:\n  - name: k\n    type: inprocess\ntime_control: nodes=600\nseed: 3\n\
+             spsa:\n  iterations: 4\n  pairs_per_iteration: 2\n  params:\n    null_move_r: { start: 4 }\n    \
+             material_knight_mg: { start: 200, c_end: 100, r_end: 0.02 }\n",
+        )
+        .unwrap();
+        let mut s = Session::create(&tune, &dir.path().join("run"), None, Some(1)).unwrap();
+        s.state.theta = vec![2.0, 260.0];
+        let verify = s.verify_config().unwrap();
+        let written = format!(
+            "name: t-verify\nengines:\n  - {{ name: k-tuned, type: inprocess, params: {{ null_move_r: 2, material_knight_mg: 260 }} }}\n  \
+             - {{ name: k-start, type: inprocess, params: {{ null_move_r: 4, material_knight_mg: 200 }} }}\n\
+             time_control: nodes=600\nseed: 3\nconcurrency: 1\ngames: {DEFAULT_VERIFY_GAMES}\n\
+             sprt: {{ elo0: 0, elo1: 5 }}\n"
+        );
+        let file = MatchConfig::from_yaml(&written, &tune, &Overrides::default()).unwrap();
+        assert_eq!(verify.resolved(), file.resolved());
+        assert_eq!(
+            crate::run::config_fingerprint(&verify),
+            crate::run::config_fingerprint(&file)
+        );
+        assert_eq!(verify.engines, file.engines);
+        assert_eq!((verify.games, verify.sprt), (file.games, file.sprt));
+        assert_eq!(verify.name, "t-verify");
     }
 }
