@@ -221,231 +221,345 @@ pub fn run_texel(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSumma
     pool.install(|| run_in_pool(cfg, opts))
 }
 
+/// The scalars a run tunes and why some selected ones stay fixed.
+struct Selection {
+    bounds: Bounds,
+    /// Selected scalars kept fixed as too rare in the training data.
+    rare: usize,
+    min_positions: usize,
+}
+
+/// Epoch timing: gradient passes and the seconds they took.
+struct Epochs {
+    finished: bool,
+    grad_time: f64,
+    grad_passes: usize,
+}
+
+/// One run's steps in the order [`run_in_pool`] takes them; each reads the
+/// config, the options and the run folder from here.
+struct TexelRun<'a> {
+    cfg: &'a TexelConfig,
+    opts: &'a TexelRunOptions,
+    dir: &'a Path,
+    checkpoint: PathBuf,
+    csv: PathBuf,
+}
+
 fn run_in_pool(cfg: &TexelConfig, opts: &TexelRunOptions) -> Result<TexelSummary, TexelError> {
-    let dir = &opts.out_dir;
-    let checkpoint = dir.join("checkpoint.json");
-    if !opts.resume && checkpoint.exists() {
-        return Err(TexelError::Usage(format!(
-            "{} already holds a tuning run; continue it with --resume or choose another --out",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    if !opts.resume {
-        write_atomic(&dir.join("config.yaml"), cfg.resolved_yaml().as_bytes())?;
-    }
-    let say = |s: &str| {
-        if !opts.quiet {
+    let dir = opts.out_dir.as_path();
+    let run = TexelRun {
+        cfg,
+        opts,
+        dir,
+        checkpoint: dir.join("checkpoint.json"),
+        csv: dir.join("loss.csv"),
+    };
+    run.prepare_folder()?;
+    let data = run.load_dataset()?;
+    let w0 = flat_f64(&cfg.start_params.eval);
+    let selection = run.select_scalars(&data, w0.len())?;
+    let (mut state, mut rows) = run.start_or_resume(&data, &w0)?;
+    run.save(&state, &rows)?;
+    let epochs = run.run_epochs(&data, &w0, &selection.bounds, &mut state, &mut rows)?;
+    run.finish(&data, &w0, &selection, &state, &rows, &epochs)
+}
+
+impl TexelRun<'_> {
+    fn say(&self, s: &str) {
+        if !self.opts.quiet {
             eprintln!("{s}");
         }
-    };
-    let data = Dataset::load(&cfg.dataset, cfg.validation_fraction, cfg.seed)?;
-    say(&format!(
-        "dataset {}: {} training + {} validation positions, {:.1} bytes/position",
-        cfg.dataset.display(),
-        data.train.len(),
-        data.valid.len(),
-        data.bytes_per_position
-    ));
-    if data.train.is_empty() {
-        return Err(TexelError::Usage(
-            "no training positions (validation_fraction too high?)".into(),
-        ));
     }
-    let w0 = flat_f64(&cfg.start_params.eval);
-    let specs = EvalWeights::specs();
-    let min_positions = cfg.min_positions.unwrap_or(data.train.len().div_ceil(1000));
-    let occurrences = occurrences(&data.train, w0.len());
-    let tuned: Vec<bool> = cfg
-        .tuned
-        .iter()
-        .zip(&occurrences)
-        .map(|(&t, &n)| t && n >= min_positions as f64)
-        .collect();
-    let rare = cfg.tuned.iter().filter(|&&t| t).count() - tuned.iter().filter(|&&t| t).count();
-    if rare > 0 {
-        say(&format!(
-            "{rare} selected scalars stay fixed: their terms occur in fewer than {min_positions} training positions"
-        ));
-    }
-    if !tuned.iter().any(|&t| t) {
-        return Err(TexelError::Usage(format!(
-            "no selected weight occurs in {min_positions} training positions (min_positions)"
-        )));
-    }
-    let bounds = Bounds {
-        tuned,
-        min: specs.iter().map(|s| f64::from(s.min)).collect(),
-        max: specs.iter().map(|s| f64::from(s.max)).collect(),
-    };
-    let csv = dir.join("loss.csv");
-    let (mut state, mut rows) = if opts.resume {
-        let text = std::fs::read_to_string(&checkpoint).map_err(io(&checkpoint))?;
-        let state: TunerState = serde_json::from_str(&text)
-            .map_err(|e| TexelError::Usage(format!("{}: {e}", checkpoint.display())))?;
-        if state.weights.len() != w0.len() {
+
+    /// Step 1: the run folder, refusing one that holds a run unless resuming.
+    fn prepare_folder(&self) -> Result<(), TexelError> {
+        let dir = self.dir;
+        if !self.opts.resume && self.checkpoint.exists() {
             return Err(TexelError::Usage(format!(
-                "{}: checkpoint has {} scalars, the engine {}",
-                checkpoint.display(),
-                state.weights.len(),
-                w0.len()
+                "{} already holds a tuning run; continue it with --resume or choose another --out",
+                dir.display()
             )));
         }
-        let rows = read_rows(&csv, state.epoch)?;
-        say(&format!(
-            "resuming at epoch {} (K = {})",
-            state.epoch, state.k
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        if !self.opts.resume {
+            write_atomic(
+                &dir.join("config.yaml"),
+                self.cfg.resolved_yaml().as_bytes(),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Step 2: the dataset, split into training and validation positions.
+    fn load_dataset(&self) -> Result<Dataset, TexelError> {
+        let cfg = self.cfg;
+        let data = Dataset::load(&cfg.dataset, cfg.validation_fraction, cfg.seed)?;
+        self.say(&format!(
+            "dataset {}: {} training + {} validation positions, {:.1} bytes/position",
+            cfg.dataset.display(),
+            data.train.len(),
+            data.valid.len(),
+            data.bytes_per_position
         ));
-        (state, rows)
-    } else {
-        let k = match cfg.k {
+        if data.train.is_empty() {
+            return Err(TexelError::Usage(
+                "no training positions (validation_fraction too high?)".into(),
+            ));
+        }
+        Ok(data)
+    }
+
+    /// Step 3: the tuned scalars (selected and seen in `min_positions`
+    /// training positions) and every scalar's range.
+    fn select_scalars(&self, data: &Dataset, scalars: usize) -> Result<Selection, TexelError> {
+        let cfg = self.cfg;
+        let specs = EvalWeights::specs();
+        let min_positions = cfg.min_positions.unwrap_or(data.train.len().div_ceil(1000));
+        let occurrences = occurrences(&data.train, scalars);
+        let tuned: Vec<bool> = cfg
+            .tuned
+            .iter()
+            .zip(&occurrences)
+            .map(|(&t, &n)| t && n >= min_positions as f64)
+            .collect();
+        let rare = cfg.tuned.iter().filter(|&&t| t).count() - tuned.iter().filter(|&&t| t).count();
+        if rare > 0 {
+            self.say(&format!(
+                "{rare} selected scalars stay fixed: their terms occur in fewer than {min_positions} training positions"
+            ));
+        }
+        if !tuned.iter().any(|&t| t) {
+            return Err(TexelError::Usage(format!(
+                "no selected weight occurs in {min_positions} training positions (min_positions)"
+            )));
+        }
+        let bounds = Bounds {
+            tuned,
+            min: specs.iter().map(|s| f64::from(s.min)).collect(),
+            max: specs.iter().map(|s| f64::from(s.max)).collect(),
+        };
+        Ok(Selection {
+            bounds,
+            rare,
+            min_positions,
+        })
+    }
+
+    /// Step 4: the tuner's state and loss rows, from the checkpoint when
+    /// resuming, else the starting weights and K (fitted unless given).
+    fn start_or_resume(
+        &self,
+        data: &Dataset,
+        w0: &[f64],
+    ) -> Result<(TunerState, Vec<LossRow>), TexelError> {
+        let checkpoint = &self.checkpoint;
+        if self.opts.resume {
+            let text = std::fs::read_to_string(checkpoint).map_err(io(checkpoint))?;
+            let state: TunerState = serde_json::from_str(&text)
+                .map_err(|e| TexelError::Usage(format!("{}: {e}", checkpoint.display())))?;
+            if state.weights.len() != w0.len() {
+                return Err(TexelError::Usage(format!(
+                    "{}: checkpoint has {} scalars, the engine {}",
+                    checkpoint.display(),
+                    state.weights.len(),
+                    w0.len()
+                )));
+            }
+            let rows = read_rows(&self.csv, state.epoch)?;
+            self.say(&format!(
+                "resuming at epoch {} (K = {})",
+                state.epoch, state.k
+            ));
+            return Ok((state, rows));
+        }
+        let k = match self.cfg.k {
             Some(k) => k,
             None => {
-                say("fitting K on the starting weights ...");
-                fit_k(&data.train, &w0)
+                self.say("fitting K on the starting weights ...");
+                fit_k(&data.train, w0)
             }
         };
-        say(&format!("K = {k:.6}"));
-        (TunerState::new(w0.clone(), k), Vec::new())
-    };
-    let k = state.k;
-    let save = |state: &TunerState, rows: &[LossRow]| -> Result<(), TexelError> {
+        self.say(&format!("K = {k:.6}"));
+        Ok((TunerState::new(w0.to_vec(), k), Vec::new()))
+    }
+
+    /// The checkpoint and `loss.csv`, written together.
+    fn save(&self, state: &TunerState, rows: &[LossRow]) -> Result<(), TexelError> {
         let json = serde_json::to_string(state).expect("state serialises");
-        write_atomic(&checkpoint, json.as_bytes())?;
-        write_rows(&csv, rows)
-    };
-    save(&state, &rows)?;
+        write_atomic(&self.checkpoint, json.as_bytes())?;
+        write_rows(&self.csv, rows)
+    }
 
-    let last = opts.stop_at_epoch.map_or(cfg.epochs, |s| s.min(cfg.epochs));
-    let bar = if opts.quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(cfg.epochs as u64);
-        b.set_style(
-            ProgressStyle::with_template("{bar:30} epoch {pos}/{len} {msg} [{elapsed} < {eta}]")
+    /// Step 5: the epochs, to the last one, `stop_at_epoch` or an
+    /// interrupt, with checkpoints; then the final loss row and checkpoint.
+    fn run_epochs(
+        &self,
+        data: &Dataset,
+        w0: &[f64],
+        bounds: &Bounds,
+        state: &mut TunerState,
+        rows: &mut Vec<LossRow>,
+    ) -> Result<Epochs, TexelError> {
+        let (cfg, opts) = (self.cfg, self.opts);
+        let k = state.k;
+        let last = opts.stop_at_epoch.map_or(cfg.epochs, |s| s.min(cfg.epochs));
+        let bar = if opts.quiet {
+            ProgressBar::hidden()
+        } else {
+            let b = ProgressBar::new(cfg.epochs as u64);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} epoch {pos}/{len} {msg} [{elapsed} < {eta}]",
+                )
                 .expect("valid template"),
-        );
-        b.set_position(state.epoch as u64);
-        b
-    };
-    let seconds_before = rows.last().map_or(0.0, |r| r.seconds);
-    let started = Instant::now();
-    let mut grad_time = 0.0;
-    let mut grad_passes = 0usize;
-    while state.epoch < last {
-        if opts
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
-        {
-            break;
-        }
-        let t = Instant::now();
-        let (train, mut grad) = loss_and_gradient(&data.train, &state.weights, k);
-        // L2 pull toward the starting weights: it holds weights the data
-        // barely constrains (and directions along which mg and eg trade off)
-        // where they started. Reported losses stay the plain MSE.
-        if cfg.regularization > 0.0 {
-            for ((g, w), s) in grad.iter_mut().zip(&state.weights).zip(&w0) {
-                *g += 2.0 * cfg.regularization * (w - s);
+            );
+            b.set_position(state.epoch as u64);
+            b
+        };
+        let seconds_before = rows.last().map_or(0.0, |r| r.seconds);
+        let started = Instant::now();
+        let mut grad_time = 0.0;
+        let mut grad_passes = 0usize;
+        while state.epoch < last {
+            if opts
+                .interrupt
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::SeqCst))
+            {
+                break;
+            }
+            let t = Instant::now();
+            let (train, mut grad) = loss_and_gradient(&data.train, &state.weights, k);
+            // L2 pull toward the starting weights: it holds weights the data
+            // barely constrains (and directions along which mg and eg trade
+            // off) where they started. Reported losses stay the plain MSE.
+            if cfg.regularization > 0.0 {
+                for ((g, w), s) in grad.iter_mut().zip(&state.weights).zip(w0) {
+                    *g += 2.0 * cfg.regularization * (w - s);
+                }
+            }
+            grad_time += t.elapsed().as_secs_f64();
+            grad_passes += 1;
+            let valid = loss(&data.valid, &state.weights, k);
+            rows.push(LossRow {
+                epoch: state.epoch,
+                train,
+                valid,
+                seconds: seconds_before + started.elapsed().as_secs_f64(),
+            });
+            state.step(&grad, cfg.optimizer, cfg.learning_rate, bounds);
+            let pps = data.train.len() as f64 * grad_passes as f64 / grad_time.max(1e-9);
+            bar.set_position(state.epoch as u64);
+            bar.set_message(format!(
+                "train {train:.6} valid {valid:.6} {:.2}M pos/s",
+                pps / 1e6
+            ));
+            if state.epoch.is_multiple_of(cfg.checkpoint_every) {
+                self.save(state, rows)?;
             }
         }
-        grad_time += t.elapsed().as_secs_f64();
-        grad_passes += 1;
-        let valid = loss(&data.valid, &state.weights, k);
-        rows.push(LossRow {
-            epoch: state.epoch,
-            train,
-            valid,
-            seconds: seconds_before + started.elapsed().as_secs_f64(),
-        });
-        state.step(&grad, cfg.optimizer, cfg.learning_rate, &bounds);
-        let pps = data.train.len() as f64 * grad_passes as f64 / grad_time.max(1e-9);
-        bar.set_position(state.epoch as u64);
-        bar.set_message(format!(
-            "train {train:.6} valid {valid:.6} {:.2}M pos/s",
-            pps / 1e6
-        ));
-        if state.epoch % cfg.checkpoint_every == 0 {
-            save(&state, &rows)?;
+        bar.finish_and_clear();
+        let finished = state.epoch >= cfg.epochs;
+        if finished && rows.last().is_none_or(|r| r.epoch < state.epoch) {
+            rows.push(LossRow {
+                epoch: state.epoch,
+                train: loss(&data.train, &state.weights, k),
+                valid: loss(&data.valid, &state.weights, k),
+                seconds: seconds_before + started.elapsed().as_secs_f64(),
+            });
         }
+        self.save(state, rows)?;
+        Ok(Epochs {
+            finished,
+            grad_time,
+            grad_passes,
+        })
     }
-    bar.finish_and_clear();
-    let finished = state.epoch >= cfg.epochs;
-    if finished && rows.last().is_none_or(|r| r.epoch < state.epoch) {
-        rows.push(LossRow {
-            epoch: state.epoch,
-            train: loss(&data.train, &state.weights, k),
-            valid: loss(&data.valid, &state.weights, k),
-            seconds: seconds_before + started.elapsed().as_secs_f64(),
-        });
-    }
-    save(&state, &rows)?;
 
-    let rounded = round_weights(&state.weights);
-    let rounded_flat = flat_f64(&rounded);
-    let header = format!(
-        "karsinta tune texel: run {} ({} epochs, K = {k:.6})\nevaluation weights tuned from {}",
-        cfg.name,
-        state.epoch,
-        cfg.dataset.display()
-    );
-    let tuned_path = dir.join("tuned.yaml");
-    write_atomic(
-        &tuned_path,
-        tuned_yaml(&cfg.start_params, &rounded, &header).as_bytes(),
-    )?;
-    let first = rows.first();
-    let mut summary = TexelSummary {
-        name: cfg.name.clone(),
-        status: if finished { "finished" } else { "interrupted" }.into(),
-        epochs: state.epoch,
-        k,
-        train_positions: data.train.len(),
-        valid_positions: data.valid.len(),
-        bytes_per_position: data.bytes_per_position,
-        tuned_scalars: bounds.tuned.iter().filter(|&&t| t).count(),
-        rare_scalars: rare,
-        min_positions,
-        start_train_loss: first.map_or(f64::NAN, |r| r.train),
-        start_valid_loss: first.map_or(f64::NAN, |r| r.valid),
-        final_train_loss: loss(&data.train, &state.weights, k),
-        final_valid_loss: loss(&data.valid, &state.weights, k),
-        rounded_train_loss: loss(&data.train, &rounded_flat, k),
-        rounded_valid_loss: loss(&data.valid, &rounded_flat, k),
-        positions_per_second: if grad_passes > 0 {
-            data.train.len() as f64 * grad_passes as f64 / grad_time
-        } else {
-            // A resume with no epoch left (say, to add `--verify`) times
-            // nothing: keep the figure of the invocation that did.
-            std::fs::read_to_string(dir.join("summary.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                .and_then(|v| v["positions_per_second"].as_f64())
-                .unwrap_or(0.0)
-        },
-        tuned_params: tuned_path.clone(),
-        verify: None,
-    };
-    let losses: Vec<(usize, f64, f64)> = rows.iter().map(|r| (r.epoch, r.train, r.valid)).collect();
-    write_loss_svg(&dir.join("loss.svg"), &cfg.name, &losses)
-        .map_err(|e| TexelError::Usage(format!("{}: {e}", dir.join("loss.svg").display())))?;
-    write_atomic(
-        &dir.join("report.md"),
-        report(cfg, &summary, &w0, &state.weights, &rounded).as_bytes(),
-    )?;
-    if finished && opts.verify {
-        let Some(v) = &cfg.verify else {
-            return Err(TexelError::Usage(format!(
-                "{}: --verify needs a `verify:` block",
-                cfg.path.display()
-            )));
+    /// Step 6: `tuned.yaml`, `loss.svg`, `report.md`, the verify match if
+    /// asked, and `summary.json`.
+    fn finish(
+        &self,
+        data: &Dataset,
+        w0: &[f64],
+        selection: &Selection,
+        state: &TunerState,
+        rows: &[LossRow],
+        epochs: &Epochs,
+    ) -> Result<TexelSummary, TexelError> {
+        let (cfg, dir, k) = (self.cfg, self.dir, state.k);
+        let rounded = round_weights(&state.weights);
+        let rounded_flat = flat_f64(&rounded);
+        let header = format!(
+            "karsinta tune texel: run {} ({} epochs, K = {k:.6})\nevaluation weights tuned from {}",
+            cfg.name,
+            state.epoch,
+            cfg.dataset.display()
+        );
+        let tuned_path = dir.join("tuned.yaml");
+        write_atomic(
+            &tuned_path,
+            tuned_yaml(&cfg.start_params, &rounded, &header).as_bytes(),
+        )?;
+        let first = rows.first();
+        let mut summary = TexelSummary {
+            name: cfg.name.clone(),
+            status: if epochs.finished {
+                "finished"
+            } else {
+                "interrupted"
+            }
+            .into(),
+            epochs: state.epoch,
+            k,
+            train_positions: data.train.len(),
+            valid_positions: data.valid.len(),
+            bytes_per_position: data.bytes_per_position,
+            tuned_scalars: selection.bounds.tuned.iter().filter(|&&t| t).count(),
+            rare_scalars: selection.rare,
+            min_positions: selection.min_positions,
+            start_train_loss: first.map_or(f64::NAN, |r| r.train),
+            start_valid_loss: first.map_or(f64::NAN, |r| r.valid),
+            final_train_loss: loss(&data.train, &state.weights, k),
+            final_valid_loss: loss(&data.valid, &state.weights, k),
+            rounded_train_loss: loss(&data.train, &rounded_flat, k),
+            rounded_valid_loss: loss(&data.valid, &rounded_flat, k),
+            positions_per_second: if epochs.grad_passes > 0 {
+                data.train.len() as f64 * epochs.grad_passes as f64 / epochs.grad_time
+            } else {
+                // A resume with no epoch left (say, to add `--verify`) times
+                // nothing: keep the figure of the invocation that did.
+                std::fs::read_to_string(dir.join("summary.json"))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .and_then(|v| v["positions_per_second"].as_f64())
+                    .unwrap_or(0.0)
+            },
+            tuned_params: tuned_path.clone(),
+            verify: None,
         };
-        summary.verify = Some(verify_match(cfg, v, &tuned_path, dir, opts)?);
+        let losses: Vec<(usize, f64, f64)> =
+            rows.iter().map(|r| (r.epoch, r.train, r.valid)).collect();
+        write_loss_svg(&dir.join("loss.svg"), &cfg.name, &losses)
+            .map_err(|e| TexelError::Usage(format!("{}: {e}", dir.join("loss.svg").display())))?;
+        write_atomic(
+            &dir.join("report.md"),
+            report(cfg, &summary, w0, &state.weights, &rounded).as_bytes(),
+        )?;
+        if epochs.finished && self.opts.verify {
+            let Some(v) = &cfg.verify else {
+                return Err(TexelError::Usage(format!(
+                    "{}: --verify needs a `verify:` block",
+                    cfg.path.display()
+                )));
+            };
+            summary.verify = Some(verify_match(cfg, v, &tuned_path, dir, self.opts)?);
+        }
+        let json = serde_json::to_string_pretty(&summary).expect("summary serialises");
+        write_atomic(&dir.join("summary.json"), json.as_bytes())?;
+        Ok(summary)
     }
-    let json = serde_json::to_string_pretty(&summary).expect("summary serialises");
-    write_atomic(&dir.join("summary.json"), json.as_bytes())?;
-    Ok(summary)
 }
 
 /// The match config of the `verify:` block: the tuned parameter file
