@@ -4,15 +4,17 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use karsinta_engine::bench::ablate::MINIMAX_MAX_DEPTH;
-use karsinta_engine::bench::{run_bench_with, DEFAULT_BENCH_DEPTH};
+use karsinta_engine::bench::{run_bench_threads, DEFAULT_BENCH_DEPTH};
 use karsinta_engine::board::perft::{divide_total, perft_divide};
 use karsinta_engine::board::position::move_to_uci;
 use karsinta_engine::search::types::MAX_DEPTH;
+use karsinta_engine::search::THREADS_MAX;
 use karsinta_engine::uci::{self, SharedWriter};
 use karsinta_engine::{Params, Position};
 
@@ -37,6 +39,9 @@ enum Command {
         /// Search depth per position (1..=100).
         #[arg(default_value_t = DEFAULT_BENCH_DEPTH, value_parser = depth_arg)]
         depth: i32,
+        /// Search threads (1..=64); above 1 the node count is no signature.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=THREADS_MAX as i64))]
+        threads: u16,
     },
     /// Count move-tree leaves; prints each root move's count, then `<N> nodes <M> nps`.
     Perft {
@@ -103,10 +108,12 @@ fn real_main() -> Result<()> {
             let stdin = std::io::stdin();
             uci::run(stdin.lock(), SharedWriter::stdout(), params);
         }
-        Some(Command::Bench { depth }) => {
-            let r = run_bench_with(&params, depth, |i, fen, nodes| {
+        Some(Command::Bench { depth, threads }) => {
+            let no_stop = AtomicBool::new(false);
+            let r = run_bench_threads(&params, depth, threads.into(), &no_stop, |i, fen, nodes| {
                 eprintln!("{:>2} {nodes:>10} {fen}", i + 1);
-            });
+            })
+            .expect("a bench without a stop flag finishes");
             eprintln!("time {} ms", r.time.as_millis());
             println!("{} nodes {} nps", r.nodes, r.nps);
         }

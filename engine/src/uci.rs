@@ -6,7 +6,8 @@
 //! `BufRead` and writes whole lines to a shared writer. Searches run on their
 //! own thread, which hands the [`Searcher`] back when it finishes, so `stop`,
 //! `isready` and `quit` are answered while searching. Option changes made
-//! during a search are applied at the next `go`. Every `go` gets exactly one
+//! during a search (`Hash`, `Threads`, the parameters) are applied when it
+//! ends, before the next `go`. Every `go` gets exactly one
 //! `bestmove`; bad input gets `info string error: ...` and changes nothing.
 //!
 //! Option names are case-insensitive, as the protocol says. The engine
@@ -25,15 +26,13 @@ use crate::board::perft::{divide_total, perft_divide_until};
 use crate::board::position::{legal_moves, move_to_uci, parse_uci_move};
 pub use crate::search::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
 use crate::search::types::{Limits, Score};
-use crate::search::{SearchInfo, SearchResult, Searcher};
+use crate::search::{SearchInfo, SearchResult, Searcher, SEARCH_STACK_BYTES, THREADS_MAX};
 use crate::{Params, Position};
 
 /// Engine name as reported by `uci`.
 pub const ENGINE_NAME: &str = concat!("Karsinta ", env!("CARGO_PKG_VERSION"));
 /// Engine author as reported by `uci`.
 pub const ENGINE_AUTHOR: &str = "the Karsinta authors";
-/// Stack of the search thread.
-const SEARCH_STACK_BYTES: usize = 64 << 20;
 
 /// A writer shared by the input loop and the search thread. Each protocol
 /// line is written and flushed under the lock, so lines never interleave.
@@ -71,6 +70,7 @@ pub struct UciEngine {
     out: SharedWriter,
     params: Params,
     hash_mb: usize,
+    threads: usize,
     position: Position,
     /// `None` while a search thread holds it.
     searcher: Option<Searcher>,
@@ -78,6 +78,7 @@ pub struct UciEngine {
     /// Changes to apply before the next search (made while one was running).
     pending_params: bool,
     pending_hash: bool,
+    pending_threads: bool,
     pending_clear: bool,
 }
 
@@ -96,12 +97,14 @@ impl UciEngine {
             out,
             params,
             hash_mb: HASH_DEFAULT_MB,
+            threads: 1,
             position: Position::startpos(),
             searcher: Some(searcher),
             running: None,
             pending_params: false,
             // The searcher was built with the default size already.
             pending_hash: false,
+            pending_threads: false,
             pending_clear: false,
         }
     }
@@ -120,6 +123,12 @@ impl UciEngine {
     /// search runs, which takes effect when it ends.
     pub fn hash_mb(&self) -> usize {
         self.hash_mb
+    }
+
+    /// The `Threads` setting, in use or to be used once a running search
+    /// ends.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Read and handle lines until `quit` or end of input.
@@ -185,10 +194,9 @@ impl UciEngine {
         self.out.line(&format!(
             "option name Hash type spin default {HASH_DEFAULT_MB} min {HASH_MIN_MB} max {HASH_MAX_MB}"
         ));
-        // A standard UCI option GUIs and testers send; the search is
-        // single-threaded, so 1 is the only value.
-        self.out
-            .line("option name Threads type spin default 1 min 1 max 1");
+        self.out.line(&format!(
+            "option name Threads type spin default 1 min 1 max {THREADS_MAX}"
+        ));
         self.out.line("option name Clear Hash type button");
         for line in self.params.uci_options() {
             self.out.line(&line);
@@ -227,11 +235,16 @@ impl UciEngine {
                 )),
             }
         } else if name.eq_ignore_ascii_case("Threads") {
-            if value.as_deref().map(str::trim) != Some("1") {
-                self.error(&format!(
-                    "option Threads: invalid value '{}' (allowed: 1..=1, the search is single-threaded)",
+            let parsed = value.as_deref().and_then(|v| v.parse::<usize>().ok());
+            match parsed {
+                Some(n) if (1..=THREADS_MAX).contains(&n) => {
+                    self.threads = n;
+                    self.pending_threads = true;
+                }
+                _ => self.error(&format!(
+                    "option Threads: invalid value '{}' (allowed: 1..={THREADS_MAX})",
                     sanitize(value.as_deref().unwrap_or(""))
-                ));
+                )),
             }
         } else if name.eq_ignore_ascii_case("Clear Hash") {
             self.pending_clear = true;
@@ -302,6 +315,10 @@ impl UciEngine {
                 self.out.line(&format!("info string error: {msg}"));
             }
         }
+        if self.pending_threads {
+            s.set_threads(self.threads);
+            self.pending_threads = false;
+        }
         if self.pending_clear {
             s.new_game();
             self.pending_clear = false;
@@ -335,6 +352,7 @@ impl UciEngine {
             if self.searcher.is_none() {
                 self.searcher = Some(returned.unwrap_or_else(|| {
                     self.pending_hash = true;
+                    self.pending_threads = true;
                     Searcher::new(self.params.clone())
                 }));
             }
@@ -395,8 +413,11 @@ impl UciEngine {
             Ok(h) => h,
             Err(e) => {
                 // Without a thread there is no search; still answer the go.
-                self.searcher
-                    .get_or_insert_with(|| Searcher::new(self.params.clone()));
+                if self.searcher.is_none() {
+                    self.searcher = Some(Searcher::new(self.params.clone()));
+                    self.pending_hash = true;
+                    self.pending_threads = true;
+                }
                 self.error(&format!("cannot start the search thread: {e}"));
                 let legal = legal_moves(self.position.board());
                 let best = legal.first().map_or("0000".to_string(), |m| {

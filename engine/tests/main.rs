@@ -11,4 +11,5 @@ mod perft;
 mod position;
 mod search;
 mod selfplay;
+mod threads;
 mod uci;

@@ -121,7 +121,7 @@ impl Session {
 
     /// The search of the last `go` is still running: `isready` is answered
     /// and no `bestmove` comes until `stop`, whose move is returned.
-    fn stop_running_search(&mut self) -> String {
+    pub(crate) fn stop_running_search(&mut self) -> String {
         let before = self.sync();
         assert!(
             before.iter().all(|l| !l.starts_with("bestmove")),
@@ -169,7 +169,7 @@ fn handshake_lists_every_table_option() {
     assert!(before[1].starts_with("id author "));
     assert!(before.contains(&"option name Hash type spin default 16 min 1 max 4096".to_string()));
     assert!(before.contains(&"option name Clear Hash type button".to_string()));
-    assert!(before.contains(&"option name Threads type spin default 1 min 1 max 1".to_string()));
+    assert!(before.contains(&"option name Threads type spin default 1 min 1 max 64".to_string()));
     for opt in Params::default().uci_options() {
         assert!(before.contains(&opt), "missing {opt}");
     }
@@ -217,20 +217,29 @@ fn setoption_changes_only_valid_values() {
     assert_eq!(e.hash_mb(), 3);
 }
 
-/// `Threads`, a standard UCI option testers send, is accepted with its only
-/// value and refused with any other.
+/// `Threads` takes 1 to 64 (any case, as every option name) and refuses
+/// anything else with an error that changes nothing.
 #[test]
 fn threads_is_a_standard_option() {
+    let out = SharedWriter::new(Sink::default());
+    let mut e = UciEngine::new(out, Params::default());
+    assert_eq!(e.threads(), 1);
+    e.handle_line("setoption name Threads value 4");
+    assert_eq!(e.threads(), 4);
+    e.handle_line("setoption name threads value 64");
+    assert_eq!(e.threads(), 64);
+    e.handle_line("setoption name THREADS value 1");
+    assert_eq!(e.threads(), 1);
     let mut s = Session::new();
-    s.send("setoption name Threads value 1");
-    s.send("setoption name threads value 1");
-    assert_eq!(s.sync(), Vec::<String>::new());
-    s.send("setoption name Threads value 4");
-    let lines = s.sync();
-    assert!(
-        lines.len() == 1 && lines[0].starts_with("info string error: option Threads"),
-        "{lines:?}"
-    );
+    for bad in ["0", "65", "-2", "two", ""] {
+        s.send(&format!("setoption name Threads value {bad}"));
+        let lines = s.sync();
+        assert!(
+            lines.len() == 1 && lines[0].starts_with("info string error: option Threads"),
+            "{bad}: {lines:?}"
+        );
+        assert!(lines[0].contains("1..=64"), "{lines:?}");
+    }
     s.finish();
 }
 

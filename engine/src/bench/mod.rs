@@ -6,5 +6,6 @@ pub mod ablate;
 mod run;
 
 pub use run::{
-    run_bench, run_bench_until, run_bench_with, BenchResult, BENCH_FENS, DEFAULT_BENCH_DEPTH,
+    run_bench, run_bench_threads, run_bench_until, run_bench_with, BenchResult, BENCH_FENS,
+    DEFAULT_BENCH_DEPTH,
 };

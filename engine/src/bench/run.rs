@@ -101,9 +101,24 @@ pub fn run_bench_until(
     params: &Params,
     depth: i32,
     stop: &AtomicBool,
+    progress: impl FnMut(usize, &str, u64),
+) -> Option<BenchResult> {
+    run_bench_threads(params, depth, 1, stop, progress)
+}
+
+/// [`run_bench_until`] on `threads` search threads. Above one thread (Lazy
+/// SMP) the node count varies from run to run and is no signature: the
+/// figures are the speed (nodes per second over all threads) and the time
+/// the main thread takes to reach the depth.
+pub fn run_bench_threads(
+    params: &Params,
+    depth: i32,
+    threads: usize,
+    stop: &AtomicBool,
     mut progress: impl FnMut(usize, &str, u64),
 ) -> Option<BenchResult> {
     let mut searcher = Searcher::new(params.clone());
+    searcher.set_threads(threads);
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()

@@ -14,6 +14,23 @@ use super::worker::{drawn_by_rule, is_mate_score, root_node_index, Worker};
 use crate::board::position::{legal_moves, move_to_uci, repetition_key};
 use crate::params::SearchAlgorithm;
 
+/// Whether helper thread `id` (from 1) leaves out iteration `depth`: the
+/// depths come in blocks of `size` searched and `size` skipped, the block
+/// size growing and the phase shifting with `id`, so that helpers 1, 2, 3
+/// and 4 take depths 2 4 6 8 ..., 3 5 7 9 ..., 4 5 8 9 ... and 3 4 7 8 ...
+/// (and depth 1, which every thread searches first).
+pub(super) fn helper_skips(id: usize, depth: i32) -> bool {
+    let i = (id.max(1) - 1) % 20;
+    // Block sizes 1, 1, 2, 2, 2, 2, 3 (six times), 4 (eight times).
+    let (size, phase) = match i {
+        0..=1 => (1, i),
+        2..=5 => (2, i - 2),
+        6..=11 => (3, i - 6),
+        _ => (4, i - 12),
+    };
+    ((depth as usize + phase) / size) % 2 == 1
+}
+
 /// How settled the best move is, for the time manager.
 #[derive(Default)]
 struct Stability {
@@ -82,9 +99,40 @@ impl Worker<'_> {
                 }
             }
         }
-        result.nodes = self.nodes;
+        result.nodes = self.total_nodes();
         result.time_ms = self.elapsed_ms();
         result
+    }
+
+    /// A helper thread of a parallel search (Lazy SMP): the main thread's
+    /// root and root moves, its own iterative deepening without reports,
+    /// until `stop` (raised by the main thread when it is done) or the node
+    /// limit of all threads together.
+    /// It helps through what it leaves in the shared table; helper `id`
+    /// (from 1) skips some depths (see [`helper_skips`]) so that the threads
+    /// are spread over several depths at once rather than racing through
+    /// the same tree.
+    pub(super) fn iterate_helper(&mut self, board: &Board, limits: &Limits, id: usize) {
+        self.root_nodes = vec![0; 64 * 64];
+        if !self.root_moves(board, limits).is_empty() {
+            self.armed = true;
+            let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+            let mut prev = 0;
+            for depth in 1..=max_depth {
+                if depth > 1 && helper_skips(id, depth) {
+                    continue;
+                }
+                self.root_best = None;
+                self.root_depth = depth;
+                let score = self.search_root(board, depth, prev);
+                if self.aborted {
+                    break;
+                }
+                self.prev_best = self.root_best.map(|(mv, _)| mv).or(self.prev_best);
+                prev = score;
+            }
+        }
+        self.publish_nodes();
     }
 
     /// The legal root moves, only those of `go searchmoves` when it names
@@ -142,7 +190,7 @@ impl Worker<'_> {
                 depth,
                 seldepth: self.seldepth as i32,
                 score: result.score,
-                nodes: self.nodes,
+                nodes: self.total_nodes(),
                 time_ms: self.elapsed_ms(),
                 hashfull: self.tt.hashfull(),
                 pv: result.pv.clone(),
@@ -173,7 +221,7 @@ impl Worker<'_> {
             depth,
             seldepth: self.seldepth as i32,
             score: result.score,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             time_ms: self.elapsed_ms(),
             hashfull: self.tt.hashfull(),
             pv,
@@ -200,7 +248,7 @@ impl Worker<'_> {
                 return true;
             }
         }
-        only_move || self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit
+        only_move || self.stop.load(Ordering::Relaxed) || self.total_nodes() >= self.node_limit
     }
 
     /// The principal variation: the root's best move, then TT moves. It ends
@@ -335,5 +383,31 @@ mod tests {
         for mv in legal {
             assert!(worker.root_nodes[root_node_index(mv)] > 0, "{mv}");
         }
+    }
+
+    #[test]
+    fn helpers_spread_over_the_depths() {
+        let pattern = |id| -> Vec<bool> { (2..=17).map(|d| helper_skips(id, d)).collect() };
+        assert_eq!(
+            (2..=9).filter(|&d| !helper_skips(1, d)).collect::<Vec<_>>(),
+            [2, 4, 6, 8]
+        );
+        assert_eq!(
+            (2..=9).filter(|&d| !helper_skips(3, d)).collect::<Vec<_>>(),
+            [4, 5, 8, 9]
+        );
+        for a in 1..=20 {
+            let p = pattern(a);
+            // Each helper searches half the depths, none skips more than
+            // four in a row, and no two of the first twenty agree.
+            let searched = p.iter().filter(|s| !**s).count();
+            assert!((6..=10).contains(&searched), "helper {a}: {p:?}");
+            assert!(!p.windows(5).any(|w| w.iter().all(|s| *s)), "helper {a}");
+            for b in 1..a {
+                assert_ne!(p, pattern(b), "helpers {a} and {b}");
+            }
+        }
+        // Past twenty helpers the patterns repeat.
+        assert_eq!(pattern(21), pattern(1));
     }
 }

@@ -2,12 +2,16 @@
 //! plain minimax) with every classic heuristic switchable and every constant
 //! a field of [`SearchParams`](crate::params::SearchParams).
 //!
+//! With `Threads` above 1 the search is Lazy SMP (see `searcher`): helper
+//! threads search the same root and share the transposition table, whose
+//! entries are atomic words; one thread is the plain search.
+//!
 //! Depth is kept in sixteenths of a ply ([`types::ONE_PLY`]) so extensions
 //! and reductions can be fractional. The [`Searcher`] owns the
 //! transposition table ([`tt`]) and the history tables ([`history`]); they
 //! persist between searches until [`Searcher::new_game`]. Only the time
 //! limits ([`timeman`]) read the clock: a search at fixed depth or nodes
-//! from a fresh state is deterministic.
+//! from a fresh state is deterministic (with one thread).
 //!
 //! # Files
 //! - `searcher`: [`Searcher`], the public face, and what a search reports;
@@ -87,4 +91,6 @@ pub mod tt;
 pub mod types;
 mod worker;
 
-pub use searcher::{QuietLeaf, SearchInfo, SearchResult, Searcher};
+pub use searcher::{
+    QuietLeaf, SearchInfo, SearchResult, Searcher, SEARCH_STACK_BYTES, THREADS_MAX,
+};

@@ -1,10 +1,17 @@
 //! The search's public face: [`Searcher`] owns the transposition table, the
 //! history tables, the reduction table and the evaluation cache between
-//! searches, and starts one [`Worker`] per search; [`SearchInfo`] and
-//! [`SearchResult`] are what a search reports.
+//! searches, and starts one [`Worker`] per search thread; [`SearchInfo`]
+//! and [`SearchResult`] are what a search reports.
+//!
+//! With more than one thread the search is Lazy SMP: helper threads search
+//! the same root on the shared table, each with its own history tables
+//! and evaluation cache (kept between searches like the main thread's);
+//! the main thread alone reports, decides the move and keeps time, and
+//! stops the helpers when it is done. One thread is the plain search, with
+//! no thread started.
 
 use std::collections::TryReserveError;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use cozy_chess::{Board, Color, Move};
@@ -14,7 +21,7 @@ use super::lmr::LmrTable;
 use super::timeman::{budget, TimeBudget};
 use super::tt::{TransTable, TtHit, HASH_DEFAULT_MB, HASH_MIN_MB};
 use super::types::{Limits, Score, INF, MAX_PLY};
-use super::worker::Worker;
+use super::worker::{NodeCount, Worker};
 use crate::eval::EvalCache;
 use crate::params::SearchParams;
 use crate::{Params, Position};
@@ -61,8 +68,16 @@ pub struct SearchResult {
     pub pv: Vec<String>,
 }
 
-/// A single-threaded searcher that owns its transposition table and
-/// move-ordering state between searches (cleared by [`Searcher::new_game`]).
+/// Most search threads (the UCI `Threads` option's maximum).
+pub const THREADS_MAX: usize = 64;
+
+/// Stack of every search thread: the search recurses deeply, well beyond
+/// the 2 MiB a spawned thread gets by default.
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// A searcher that owns its transposition table and move-ordering state
+/// between searches (cleared by [`Searcher::new_game`]), for one thread or
+/// several ([`Searcher::set_threads`]).
 pub struct Searcher {
     pub(super) params: Params,
     pub(super) tt: TransTable,
@@ -70,6 +85,32 @@ pub struct Searcher {
     pub(super) lmr: LmrTable,
     /// Pawn-structure terms of the current evaluation weights.
     pub(super) eval_cache: EvalCache,
+    /// The helper threads' own tables, one per thread beyond the first.
+    helpers: Vec<HelperTables>,
+}
+
+/// Raises its flag when dropped.
+struct RaiseOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for RaiseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What a helper thread learns and keeps between searches.
+struct HelperTables {
+    heur: Box<Heuristics>,
+    eval_cache: EvalCache,
+}
+
+impl HelperTables {
+    fn new() -> Self {
+        HelperTables {
+            heur: Box::new(Heuristics::new()),
+            eval_cache: EvalCache::new(),
+        }
+    }
 }
 
 impl Searcher {
@@ -88,7 +129,20 @@ impl Searcher {
             heur: Box::new(Heuristics::new()),
             lmr,
             eval_cache: EvalCache::new(),
+            helpers: Vec::new(),
         }
+    }
+
+    /// Number of search threads (1 to [`THREADS_MAX`]).
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Search with `n` threads from the next search on (clamped to 1 ..=
+    /// [`THREADS_MAX`]). Helpers that stay keep what they learned.
+    pub fn set_threads(&mut self, n: usize) {
+        self.helpers
+            .resize_with(n.clamp(1, THREADS_MAX) - 1, HelperTables::new);
     }
 
     /// The current parameters.
@@ -103,6 +157,9 @@ impl Searcher {
         if params.eval != self.params.eval {
             self.tt.clear();
             self.eval_cache.clear();
+            for h in &mut self.helpers {
+                h.eval_cache.clear();
+            }
         }
         self.lmr = LmrTable::new(&params.search);
         self.params = params;
@@ -136,10 +193,15 @@ impl Searcher {
     pub fn new_game(&mut self) {
         self.tt.clear();
         self.heur.clear();
+        for h in &mut self.helpers {
+            h.heur.clear();
+        }
     }
 
     /// Search `pos` within `limits`; `stop` aborts early (the best move found so
     /// far is returned); `info` receives one call per finished iteration.
+    /// With more than one thread, the result and the reports are the main
+    /// thread's, their node counts all threads'.
     pub fn search(
         &mut self,
         pos: &Position,
@@ -150,23 +212,80 @@ impl Searcher {
         self.tt.new_search();
         let start = limits.start.unwrap_or_else(Instant::now);
         let board = pos.board().clone();
-        let mut hashes = Vec::with_capacity(pos.history().len() + MAX_PLY + 8);
-        hashes.extend_from_slice(pos.history());
-        let mut worker = Worker::new(
-            &self.params.search,
-            &self.params.eval,
-            &mut self.tt,
-            &mut self.heur,
-            &self.lmr,
-            &mut self.eval_cache,
-            stop,
-            start,
-            budget(limits, board.side_to_move(), &self.params.search),
-            limits.nodes.unwrap_or(u64::MAX),
-            hashes,
-            board.side_to_move(),
-        );
-        worker.iterate(&board, limits, info)
+        // Each thread's repetition keys: the game's, then its path.
+        let game_keys = || {
+            let mut hashes = Vec::with_capacity(pos.history().len() + MAX_PLY + 8);
+            hashes.extend_from_slice(pos.history());
+            hashes
+        };
+        let Searcher {
+            params,
+            tt,
+            heur,
+            lmr,
+            eval_cache,
+            helpers,
+        } = self;
+        let (params, tt, lmr) = (&*params, &*tt, &*lmr);
+        let side = board.side_to_move();
+        let mut main = |thread_nodes: &[NodeCount]| {
+            let mut worker = Worker::new(
+                &params.search,
+                &params.eval,
+                tt,
+                heur,
+                lmr,
+                eval_cache,
+                stop,
+                start,
+                budget(limits, side, &params.search),
+                limits.nodes.unwrap_or(u64::MAX),
+                game_keys(),
+                side,
+            );
+            worker.thread_nodes = thread_nodes;
+            worker.iterate(&board, limits, info)
+        };
+        if helpers.is_empty() {
+            return main(&[]);
+        }
+        let counts: Vec<NodeCount> = (0..=helpers.len()).map(|_| NodeCount::default()).collect();
+        let helpers_stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            // Raised when the main thread is done, even by a panic: the
+            // scope waits for the helpers, which would otherwise search on.
+            let _stop_helpers = RaiseOnDrop(&helpers_stop);
+            for (i, h) in helpers.iter_mut().enumerate() {
+                let (board, hashes, helpers_stop) = (&board, game_keys(), &helpers_stop);
+                let counts = &counts;
+                let helper = move || {
+                    let mut worker = Worker::new(
+                        &params.search,
+                        &params.eval,
+                        tt,
+                        &mut h.heur,
+                        lmr,
+                        &mut h.eval_cache,
+                        helpers_stop,
+                        start,
+                        TimeBudget::default(),
+                        limits.nodes.unwrap_or(u64::MAX),
+                        hashes,
+                        side,
+                    );
+                    worker.thread_nodes = counts;
+                    worker.thread = i + 1;
+                    worker.iterate_helper(board, limits, i + 1);
+                };
+                // A helper the system cannot start leaves its share to the
+                // others; the search goes on.
+                let _ = std::thread::Builder::new()
+                    .name(format!("search helper {}", i + 1))
+                    .stack_size(SEARCH_STACK_BYTES)
+                    .spawn_scoped(scope, helper);
+            }
+            main(&counts)
+        })
     }
 
     /// A worker on this searcher's tables with no node or time limit, for
@@ -180,7 +299,7 @@ impl Searcher {
         Worker::new(
             sp,
             &self.params.eval,
-            &mut self.tt,
+            &self.tt,
             &mut self.heur,
             &self.lmr,
             &mut self.eval_cache,
@@ -285,5 +404,46 @@ mod tests {
         p.search.lmr_divisor *= 2;
         s.set_params(p);
         assert!(s.lmr.get(10, 20) < before + ONE_PLY);
+    }
+
+    /// Two threads: the helper searches too (its own history tables learn),
+    /// the move is legal, and going back to one thread is the plain search
+    /// again, node for node.
+    #[test]
+    fn helpers_search_and_one_thread_is_the_plain_search() {
+        let pos = Position::from_fen(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        )
+        .unwrap();
+        let limits = Limits {
+            depth: Some(9),
+            ..Limits::default()
+        };
+        let stop = AtomicBool::new(false);
+        let plain = Searcher::new(Params::default()).search(&pos, &limits, &stop, &mut |_| {});
+        let mut s = Searcher::new(Params::default());
+        s.set_threads(2);
+        assert_eq!(s.threads(), 2);
+        let two = s.search(&pos, &limits, &stop, &mut |_| {});
+        let mv = two.best_move.as_deref().unwrap();
+        assert!(pos.parse_uci(mv).is_ok(), "{mv}");
+        assert_eq!(two.depth, 9);
+        let learned = s.helpers[0]
+            .heur
+            .history_table(Color::White)
+            .iter()
+            .any(|&h| h != 0);
+        assert!(learned, "the helper thread searched nothing");
+        s.set_threads(1);
+        s.new_game();
+        let again = s.search(&pos, &limits, &stop, &mut |_| {});
+        assert_eq!(
+            (again.nodes, again.score, again.best_move, again.pv),
+            (plain.nodes, plain.score, plain.best_move, plain.pv)
+        );
+        s.set_threads(THREADS_MAX + 10);
+        assert_eq!(s.threads(), THREADS_MAX);
+        s.set_threads(0);
+        assert_eq!(s.threads(), 1);
     }
 }

@@ -11,8 +11,17 @@
 //! `depth - age` worth. Mate scores are stored relative to the node
 //! ("mate in N from here") and converted back by ply on probe, so a mate found
 //! through a transposition keeps its correct distance from the root.
+//!
+//! The table is shared by the threads of a parallel search without locks
+//! or `unsafe`: each entry is two `AtomicU64`s written and read with relaxed
+//! ordering, the packed data and a check word (key bits, generation and
+//! bound) XORed with a mix of the data. A read that sees halves of two
+//! different writes unmixes to a check word whose key bits and spare bits
+//! no longer match (Hyatt and Mann's lockless hashing), and the entry is
+//! read as empty. With one thread every entry reads back exactly as stored.
 
 use std::collections::TryReserveError;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use cozy_chess::{Move, Piece, Square};
 
@@ -63,14 +72,75 @@ struct Entry {
     gen_bound: u8,
 }
 
+impl Entry {
+    /// The data word (move, eval, score, depth) and the check word (key
+    /// bits high, generation and bound in the low byte, the rest zero).
+    fn pack(&self) -> (u64, u64) {
+        let data = self.mv as u64
+            | (self.eval as u16 as u64) << 16
+            | (self.score as u16 as u64) << 32
+            | (self.depth as u16 as u64) << 48;
+        (data, (self.key as u64) << 32 | self.gen_bound as u64)
+    }
+
+    fn unpack(data: u64, check: u64) -> Entry {
+        Entry {
+            key: (check >> 32) as u32,
+            mv: data as u16,
+            score: (data >> 32) as u16 as i16,
+            eval: (data >> 16) as u16 as i16,
+            depth: (data >> 48) as u16 as i16,
+            gen_bound: check as u8,
+        }
+    }
+}
+
+/// Bits of the check word that a whole entry leaves zero.
+const CHECK_SPARE: u64 = 0xFFFF_FF00;
+
+/// A bijective mix of the data word (zero stays zero, so a zeroed slot
+/// reads as empty): a torn read changes every bit of it.
+#[inline(always)]
+fn mix(data: u64) -> u64 {
+    data.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// One entry as two words, the check word XORed with the mixed data.
+#[derive(Default)]
+struct Slot {
+    data: AtomicU64,
+    check: AtomicU64,
+}
+
+impl Slot {
+    /// The entry, or an empty one when the two words come from different
+    /// writes (another thread stored between the two loads).
+    #[inline(always)]
+    fn load(&self) -> Entry {
+        let data = self.data.load(Relaxed);
+        let check = self.check.load(Relaxed) ^ mix(data);
+        if check & CHECK_SPARE != 0 {
+            return Entry::default();
+        }
+        Entry::unpack(data, check)
+    }
+
+    #[inline(always)]
+    fn save(&self, e: &Entry) {
+        let (data, check) = e.pack();
+        self.data.store(data, Relaxed);
+        self.check.store(check ^ mix(data), Relaxed);
+    }
+}
+
 const CLUSTER: usize = 4;
 
 /// Four entries on one cache line: the alignment makes a probe touch one
-/// line, where a `Vec` of plain arrays (aligned to 4, and the allocator's
+/// line, where a `Vec` of plain arrays (aligned to 8, and the allocator's
 /// large blocks start 16 bytes into a page) would straddle two.
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 #[repr(C, align(64))]
-struct Cluster([Entry; CLUSTER]);
+struct Cluster([Slot; CLUSTER]);
 
 const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
 const GEN_STEP: u8 = 8;
@@ -95,10 +165,12 @@ pub struct TtHit {
     pub pv: bool,
 }
 
-/// The table. Single-threaded: the searcher owns it.
+/// The table. The searcher owns it; the threads of one search share it by
+/// reference (probe and store take `&self`).
 pub struct TransTable {
     clusters: Vec<Cluster>,
-    generation: u8,
+    /// Changed only between searches; atomic so that `&self` can be shared.
+    generation: AtomicU8,
 }
 
 /// Pack a move into 16 bits: from | to << 6 | promotion << 12.
@@ -160,10 +232,10 @@ impl TransTable {
         let n = (bytes / std::mem::size_of::<Cluster>()).max(1);
         let mut clusters = Vec::new();
         clusters.try_reserve_exact(n)?;
-        clusters.resize(n, Cluster::default());
+        clusters.resize_with(n, Cluster::default);
         Ok(TransTable {
             clusters,
-            generation: 0,
+            generation: AtomicU8::new(0),
         })
     }
 
@@ -174,13 +246,14 @@ impl TransTable {
 
     /// Forget everything.
     pub fn clear(&mut self) {
-        self.clusters.fill(Cluster::default());
-        self.generation = 0;
+        self.clusters.fill_with(Cluster::default);
+        *self.generation.get_mut() = 0;
     }
 
     /// Start a new search: entries from older searches age.
     pub fn new_search(&mut self) {
-        self.generation = self.generation.wrapping_add(GEN_STEP);
+        let g = self.generation.get_mut();
+        *g = g.wrapping_add(GEN_STEP);
     }
 
     fn index(&self, key: u64) -> usize {
@@ -204,6 +277,7 @@ impl TransTable {
         cluster
             .0
             .iter()
+            .map(Slot::load)
             .find(|e| e.key == check && e.gen_bound & BOUND_MASK != 0)
             .map(|e| TtHit {
                 mv: unpack_move(e.mv),
@@ -219,7 +293,7 @@ impl TransTable {
     /// `pv` marks a node that is or was on a principal variation.
     #[allow(clippy::too_many_arguments)]
     pub fn store(
-        &mut self,
+        &self,
         key: u64,
         mv: Option<Move>,
         score: i32,
@@ -229,33 +303,35 @@ impl TransTable {
         pv: bool,
         ply: usize,
     ) {
-        let generation = self.generation;
-        let idx = self.index(key);
-        let cluster = &mut self.clusters[idx];
+        let generation = self.generation.load(Relaxed);
+        let cluster = &self.clusters[self.index(key)];
         let check = key as u32;
         let age = |e: &Entry| (generation.wrapping_sub(e.gen_bound & GEN_MASK) / GEN_STEP) as i32;
         let mut victim = 0;
         let mut worst = i32::MAX;
-        for (i, e) in cluster.0.iter().enumerate() {
-            if e.key == check || e.gen_bound & BOUND_MASK == 0 {
+        let mut e = Entry::default();
+        for (i, slot) in cluster.0.iter().enumerate() {
+            let here = slot.load();
+            if here.key == check || here.gen_bound & BOUND_MASK == 0 {
                 victim = i;
+                e = here;
                 break;
             }
             // Deep entries from the current search are worth keeping; old
             // ones lose two plies of worth per search of age.
-            let worth = e.depth as i32 - 2 * ONE_PLY * age(e);
+            let worth = here.depth as i32 - 2 * ONE_PLY * age(&here);
             if worth < worst {
                 worst = worth;
                 victim = i;
+                e = here;
             }
         }
-        let e = &mut cluster.0[victim];
         let same = e.key == check;
         // Keep a result of the same position from this search that is more
         // than two plies deeper, unless the new one is exact.
         if same
             && bound != Bound::Exact
-            && age(e) == 0
+            && age(&e) == 0
             && e.depth as i32 > depth + 2 * ONE_PLY
             && Bound::from_bits(e.gen_bound) != Bound::None
         {
@@ -266,24 +342,25 @@ impl TransTable {
             None if same => e.mv,
             None => 0,
         };
-        *e = Entry {
+        cluster.0[victim].save(&Entry {
             key: check,
             mv: packed,
             score: score_to_tt(score, ply).clamp(-32_000, 32_000) as i16,
             eval: eval.clamp(-32_000, 32_000) as i16,
             depth: depth.clamp(-ONE_PLY, i16::MAX as i32) as i16,
             gen_bound: generation | if pv { PV_BIT } else { 0 } | bound as u8,
-        };
+        });
     }
 
     /// Permille of the first thousand slots used by the current search.
     pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Relaxed);
         let mut used = 0u32;
         let mut total = 0;
         for c in self.clusters.iter().take(1000 / CLUSTER) {
-            for e in &c.0 {
+            for e in c.0.iter().map(Slot::load) {
                 total += 1;
-                if e.gen_bound & BOUND_MASK != 0 && e.gen_bound & GEN_MASK == self.generation {
+                if e.gen_bound & BOUND_MASK != 0 && e.gen_bound & GEN_MASK == generation {
                     used += 1;
                 }
             }
@@ -308,7 +385,7 @@ mod tests {
 
     #[test]
     fn mate_scores_are_adjusted_by_ply() {
-        let mut tt = TransTable::new(1);
+        let tt = TransTable::new(1);
         // Found at ply 5: mate in 3 plies from that node = MATE - 8 from root.
         let score = MATE - 8;
         tt.store(42, None, score, 0, 64, Bound::Exact, false, 5);
@@ -330,7 +407,7 @@ mod tests {
 
     #[test]
     fn fractional_depths_survive_the_round_trip() {
-        let mut tt = TransTable::new(1);
+        let tt = TransTable::new(1);
         // 2.5 and 37.75 plies: both must come back exactly, or an entry
         // could never cut off at the depth it was searched to.
         for (key, depth) in [(7u64, 40), (8, 604), (9, 0)] {
@@ -341,7 +418,7 @@ mod tests {
 
     #[test]
     fn keys_differing_only_in_checked_bits_do_not_match() {
-        let mut tt = TransTable::new(1);
+        let tt = TransTable::new(1);
         let a = 0x1234_5678_9abc_def0u64;
         // Same cluster (high bits), different low 32 bits.
         let b = a ^ 1;
@@ -408,5 +485,64 @@ mod tests {
         assert_eq!(tt.hashfull(), 2);
         tt.new_search();
         assert_eq!(tt.hashfull(), 0);
+    }
+
+    #[test]
+    fn a_torn_entry_reads_as_empty() {
+        let tt = TransTable::new(1);
+        let key = 0xdead_beef_0123_4567u64;
+        let slot = &tt.clusters[tt.index(key)].0[0];
+        tt.store(key, None, 100, 5, 8 * ONE_PLY, Bound::Exact, false, 0);
+        let first = slot.data.load(Relaxed);
+        tt.store(key, None, -250, 9, 9 * ONE_PLY, Bound::Lower, false, 0);
+        assert_eq!(tt.probe(key, 0).unwrap().score, -250);
+        // Another thread's data word under this check word: the score of
+        // one store with the depth and bound of the other must not be read.
+        slot.data.store(first, Relaxed);
+        assert_eq!(tt.probe(key, 0), None);
+        // And the slot counts as free for the next store.
+        tt.store(key, None, 7, 0, ONE_PLY, Bound::Upper, false, 0);
+        assert_eq!(tt.probe(key, 0).unwrap().score, 7);
+    }
+
+    #[test]
+    fn the_table_is_shared_by_reference() {
+        fn shared<T: Sync + Send>() {}
+        shared::<TransTable>();
+    }
+
+    /// Threads storing and probing the same few clusters at once: every
+    /// hit is one whole store (its fields all derive from its key and the
+    /// writer's number), never halves of two.
+    #[test]
+    fn concurrent_stores_never_mix_two_entries() {
+        let tt = TransTable::new(1);
+        let n = tt.clusters.len() as u128;
+        // 16 keys in two clusters, so that stores keep replacing each other.
+        let keys: Vec<u64> = (0..16u64)
+            .map(|i| ((1u128 << 64) / n * (5 + (i % 2) as u128)) as u64 + i * 7919)
+            .collect();
+        let entry = |key: u64, writer: u64| {
+            let x = (key ^ writer.wrapping_mul(0x1234_5678_9abc_def1)) % 4000;
+            (x as i32 - 2000, (x as i32 % 97) * 3, 16 + (x as i32 % 300))
+        };
+        std::thread::scope(|scope| {
+            for writer in 0..4u64 {
+                let (tt, keys) = (&tt, &keys);
+                scope.spawn(move || {
+                    for round in 0..100_000u64 {
+                        let key = keys[(round * 7 + writer) as usize % keys.len()];
+                        let (score, eval, depth) = entry(key, writer);
+                        tt.store(key, None, score, eval, depth, Bound::Exact, false, 0);
+                        let probe = keys[(round * 3 + 1) as usize % keys.len()];
+                        if let Some(hit) = tt.probe(probe, 0) {
+                            let whole =
+                                (0..4).any(|w| entry(probe, w) == (hit.score, hit.eval, hit.depth));
+                            assert!(whole, "mixed entry {hit:?} for {probe:x}");
+                        }
+                    }
+                });
+            }
+        });
     }
 }

@@ -5,8 +5,10 @@
 //! `node`, `moves`, `qsearch`, `minimax`, `stats`); this file holds what
 //! they all use: aborting, the draw rules, the static eval, the
 //! transposition-table switches and the keys the move ordering reads.
+//! In a parallel search each thread runs its own worker on the shared
+//! table; the helpers publish their node counts for the main thread.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use cozy_chess::{Board, Color, Move, Piece, Square};
@@ -70,12 +72,18 @@ impl Frame {
     }
 }
 
+/// A helper thread's node count as it publishes it, alone on its cache
+/// line so that the helpers' writes do not slow each other.
+#[derive(Default)]
+#[repr(align(64))]
+pub(super) struct NodeCount(pub(super) AtomicU64);
+
 /// One search: the searcher's tables, borrowed, and the state of the
 /// search in progress.
 pub(super) struct Worker<'a> {
     pub(super) sp: &'a SearchParams,
     pub(super) ew: &'a EvalWeights,
-    pub(super) tt: &'a mut TransTable,
+    pub(super) tt: &'a TransTable,
     pub(super) heur: &'a mut Heuristics,
     pub(super) lmr: &'a LmrTable,
     pub(super) eval_cache: &'a mut EvalCache,
@@ -115,6 +123,11 @@ pub(super) struct Worker<'a> {
     /// ply; empty (not collected) except in
     /// [`super::Searcher::quiet_leaf`].
     pub(super) qs_pv: Vec<Vec<Move>>,
+    /// A parallel search: every thread's published node count, which the
+    /// node limit and the reports count. Empty with one thread.
+    pub(super) thread_nodes: &'a [NodeCount],
+    /// This thread's index in `thread_nodes` (0, the main thread, reports).
+    pub(super) thread: usize,
 }
 
 /// Index of a root move in [`Worker::root_nodes`] (under-promotions share
@@ -161,7 +174,7 @@ impl<'a> Worker<'a> {
     pub(super) fn new(
         sp: &'a SearchParams,
         ew: &'a EvalWeights,
-        tt: &'a mut TransTable,
+        tt: &'a TransTable,
         heur: &'a mut Heuristics,
         lmr: &'a LmrTable,
         eval_cache: &'a mut EvalCache,
@@ -207,6 +220,25 @@ impl<'a> Worker<'a> {
             root_depth: 0,
             root_stm,
             qs_pv: Vec::new(),
+            thread_nodes: &[],
+            thread: 0,
+        }
+    }
+
+    /// Nodes searched by this search: this thread's and the other threads'
+    /// as last published.
+    pub(super) fn total_nodes(&self) -> u64 {
+        let others: u64 = (self.thread_nodes.iter().enumerate())
+            .filter(|&(i, _)| i != self.thread)
+            .map(|(_, c)| c.0.load(Ordering::Relaxed))
+            .sum();
+        self.nodes + others
+    }
+
+    /// Make this thread's node count visible to the others.
+    pub(super) fn publish_nodes(&self) {
+        if let Some(c) = self.thread_nodes.get(self.thread) {
+            c.0.store(self.nodes, Ordering::Relaxed);
         }
     }
 
@@ -216,8 +248,10 @@ impl<'a> Worker<'a> {
 
     /// Abort on the node limit, the stop flag or the hard time limit (the
     /// time manager's hard limit, see [`super::timeman`]). The clock is
-    /// read only every 64 nodes. Nothing aborts depth 1: however short the
-    /// budget, the move returned was searched.
+    /// read only every 64 nodes; so are the other threads' node counts, for
+    /// a node limit over all threads, when this one's is published. Nothing
+    /// aborts the main thread's depth 1: however short the budget, the move
+    /// returned was searched.
     pub(super) fn check_abort(&mut self) -> bool {
         if self.aborted {
             return true;
@@ -228,7 +262,8 @@ impl<'a> Worker<'a> {
         if self.nodes >= self.node_limit {
             self.aborted = true;
         } else if self.nodes & 63 == 1 {
-            if self.stop.load(Ordering::Relaxed) {
+            self.publish_nodes();
+            if self.stop.load(Ordering::Relaxed) || self.total_nodes() >= self.node_limit {
                 self.aborted = true;
             } else if let Some(hard) = self.budget.hard_ms {
                 // One millisecond early, so that unwinding still returns
