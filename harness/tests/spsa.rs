@@ -93,7 +93,7 @@ fn same_parameters_for_any_worker_count_and_after_a_stop() {
         format!("null_move_r, {}", one[0].round())
     );
     let svg = std::fs::read_to_string(out.join(output::SVG_FILE)).unwrap();
-    assert_eq!(svg.matches("<polyline").count(), 2);
+    assert_eq!(svg.matches("class=\"series\"").count(), 2);
 
     // Extending the finished run: more iterations from where it stopped.
     let mut e = Session::resume(&out, Some(8), None).unwrap();

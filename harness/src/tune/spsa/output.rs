@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::driver::SpsaState;
 use super::schedule::ParamDef;
+use crate::report::chart::{grid, Chart};
 
 pub const STATE_FILE: &str = "state.json";
 pub const CSV_FILE: &str = "params.csv";
@@ -133,86 +134,38 @@ pub fn read_csv(dir: &Path) -> std::io::Result<Vec<Vec<f64>>> {
         .collect())
 }
 
-/// One small chart per parameter: the trajectory, a dashed line at the
-/// start value, the bounds as the chart's top and bottom.
+/// One small chart per parameter ([`crate::report::chart`]): the
+/// trajectory by iteration, a dashed line at the start value, the bounds as
+/// the chart's bottom and top.
 pub fn svg(params: &[ParamDef], rows: &[Vec<f64>]) -> String {
-    const W: f64 = 300.0;
-    const H: f64 = 150.0;
-    const PAD: f64 = 28.0;
-    let cols = params.len().clamp(1, 3);
-    let lines = params.len().div_ceil(cols).max(1);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"10\">\n",
-        W * cols as f64,
-        H * lines as f64
-    );
-    let n = rows.len().max(2) - 1;
-    for (i, p) in params.iter().enumerate() {
-        let (ox, oy) = ((i % cols) as f64 * W, (i / cols) as f64 * H);
-        let (x0, x1, y0, y1) = (ox + PAD, ox + W - 8.0, oy + 18.0, oy + H - PAD + 8.0);
-        let x = |k: usize| x0 + (x1 - x0) * k as f64 / n as f64;
-        let y = |v: f64| y1 - (y1 - y0) * (v - p.min) / (p.max - p.min);
-        let last = rows
-            .last()
-            .and_then(|r| r.get(i))
-            .copied()
-            .unwrap_or(p.start);
-        let _ = writeln!(
-            s,
-            "<text x=\"{x0}\" y=\"{}\">{} (start {}, now {})</text>",
-            oy + 12.0,
-            escape(&p.name),
-            p.start,
-            round6(last)
-        );
-        let _ = writeln!(
-            s,
-            "<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>",
-            x1 - x0,
-            y1 - y0
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            x0 - 2.0,
-            y0 + 8.0,
-            p.max
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{y1}\" text-anchor=\"end\">{}</text>",
-            x0 - 2.0,
-            p.min
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{x1}\" y=\"{}\" text-anchor=\"end\">{n}</text>",
-            y1 + 12.0
-        );
-        let _ = writeln!(
-            s,
-            "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{sy}\" y2=\"{sy}\" stroke=\"#c60\" stroke-dasharray=\"4 3\"/>",
-            sy = y(p.start)
-        );
-        let points: Vec<String> = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(k, r)| r.get(i).map(|v| format!("{:.1},{:.1}", x(k), y(*v))))
-            .collect();
-        let _ = writeln!(
-            s,
-            "<polyline fill=\"none\" stroke=\"#06c\" stroke-width=\"1.2\" points=\"{}\"/>",
-            points.join(" ")
-        );
-    }
-    s.push_str("</svg>\n");
-    s
-}
-
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let charts: Vec<Chart> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let last = rows
+                .last()
+                .and_then(|r| r.get(i))
+                .copied()
+                .unwrap_or(p.start);
+            let points = rows
+                .iter()
+                .enumerate()
+                .filter_map(|(k, r)| r.get(i).map(|v| (k as f64, *v)))
+                .collect();
+            Chart {
+                id: format!("spsa-{}", p.name),
+                title: format!("{} (start {}, now {})", p.name, p.start, round6(last)),
+                x_label: "iteration".into(),
+                series: vec![(p.name.clone(), points)],
+                band: Vec::new(),
+                lines: vec![(p.start, "start".into(), "#c60")],
+                y_range: Some((p.min, p.max)),
+                width: 300.0,
+                height: 190.0,
+            }
+        })
+        .collect();
+    grid(&charts, 3)
 }
 
 /// The tuned values as played: integers rounded.
