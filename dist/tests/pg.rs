@@ -10,7 +10,6 @@
 //! can be simulated). Without them a test skips, saying so in one line,
 //! unless `KARSINTA_CI=1`, under which it fails: CI installs them.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -58,31 +57,16 @@ fn pg_bin() -> Result<PathBuf, String> {
         .ok_or_else(|| format!("no {}/*/bin/initdb", lib.display()))
 }
 
-/// Whether a missing tool fails the test (CI sets it).
-fn required() -> bool {
-    std::env::var_os("KARSINTA_CI").is_some_and(|v| v == "1")
-}
-
-/// Say in one line that the running test is skipped, and how to run it;
-/// under `KARSINTA_CI=1`, fail instead.
+/// Skip the running test in one line, saying how to run it; under
+/// `KARSINTA_CI=1`, fail instead (the workspace's one rule).
 fn skip(why: &str) {
-    let how = format!(
-        "install PostgreSQL's server (Debian: apt-get install postgresql) or point \
-         {PG_BIN_ENV} at the folder of its initdb and pg_ctl"
-    );
-    assert!(
-        !required(),
-        "KARSINTA_CI=1 but PostgreSQL is missing ({why}): {how}"
-    );
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("a dist test")
-        .to_string();
-    // Straight to the process's stderr: the test harness captures what
-    // `eprintln!` prints in a passing test, and a skip must be seen.
-    let _ = writeln!(
-        std::io::stderr(),
-        "skipped {test}: needs PostgreSQL ({why}); {how}"
+    karsinta_test_support::skip(
+        "PostgreSQL",
+        why,
+        &format!(
+            "install PostgreSQL's server (Debian: apt-get install postgresql) or point \
+             {PG_BIN_ENV} at the folder of its initdb and pg_ctl"
+        ),
     );
 }
 

@@ -7,9 +7,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use karsinta_e2e::{bin, text, workspace};
 use karsinta_engine::eval::evaluate;
 use karsinta_engine::Params;
+use karsinta_test_support::{bin, text, workspace};
 
 fn run(cmd: &mut Command) -> String {
     let o = cmd.output().expect("runs");

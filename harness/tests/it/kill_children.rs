@@ -1,9 +1,10 @@
 //! No engine process outlives the harness: [`kill_all_children`] (what the
 //! CLI's Ctrl-C handler calls) and a SIGKILLed harness (`PR_SET_PDEATHSIG`).
 //!
-//! These live in their own test binary because `kill_all_children` kills
-//! every engine of the process and refuses new ones afterwards. The SIGKILL
-//! test re-runs this test binary as the "harness" to be killed.
+//! `kill_all_children` kills every engine of the process and refuses new
+//! ones afterwards, so that test runs alone in a process of its own
+//! ([`in_own_process`]). The SIGKILL test re-runs this test binary as the
+//! "harness" to be killed.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -15,7 +16,9 @@ use karsinta_harness::players::{
     PlayerSpec, UciPlayer,
 };
 
-const FAKE: &str = env!("CARGO_BIN_EXE_karsinta-fake-engine");
+use karsinta_test_support::in_own_process;
+
+use crate::common::FAKE;
 const HELPER_ENV: &str = "KARSINTA_TEST_PDEATHSIG_DIR";
 
 fn spec(args: &[&str]) -> PlayerSpec {
@@ -56,6 +59,9 @@ fn read_pid(path: &Path) -> Option<u32> {
 
 #[test]
 fn kill_all_children_kills_every_engine_and_blocks_new_ones() {
+    if !in_own_process("kill_children::kill_all_children_kills_every_engine_and_blocks_new_ones") {
+        return;
+    }
     // One idle engine, one hung in the middle of a move on another thread.
     let mut idle = UciPlayer::new(spec(&[]));
     idle.new_game().unwrap();
@@ -110,14 +116,17 @@ fn pdeathsig_helper() {
 #[test]
 fn engines_die_with_a_sigkilled_harness() {
     if !cfg!(target_os = "linux") {
-        eprintln!("skipped: PR_SET_PDEATHSIG is Linux-only");
-        return;
+        return karsinta_test_support::skip(
+            "Linux",
+            "PR_SET_PDEATHSIG is Linux-only",
+            "run on Linux",
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let mut harness = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "pdeathsig_helper",
+            "kill_children::pdeathsig_helper",
             "--nocapture",
             "--test-threads",
             "1",

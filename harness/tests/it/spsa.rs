@@ -2,8 +2,6 @@
 //! few short iterations. The parameters after a run must not depend on the
 //! number of workers, on a stop and `--resume`, or on a SIGKILL.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,7 +113,7 @@ fn sigkill_and_resume_give_the_uninterrupted_result() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = config(dir.path(), 12, 1);
     let run = |args: &[&str]| {
-        Command::new(common::KARSINTA)
+        Command::new(crate::common::KARSINTA)
             .args(["tune", "spsa"])
             .args(args)
             .output()
@@ -134,7 +132,7 @@ fn sigkill_and_resume_give_the_uninterrupted_result() {
     let expected = std::fs::read_to_string(full.join(output::OPENBENCH_FILE)).unwrap();
 
     let killed = dir.path().join("killed");
-    let mut child = Command::new(common::KARSINTA)
+    let mut child = Command::new(crate::common::KARSINTA)
         .args([
             "tune",
             "spsa",
@@ -188,7 +186,7 @@ fn config_errors_are_usage_errors() {
         "engines:\n  - name: k\n    type: inprocess\ntime_control: nodes=100\nspsa:\n  iterations: 5\n  params: { no_such_param: }\n",
     )
     .unwrap();
-    let o = Command::new(common::KARSINTA)
+    let o = Command::new(crate::common::KARSINTA)
         .args(["tune", "spsa", path.to_str().unwrap(), "--out"])
         .arg(dir.path().join("out"))
         .output()

@@ -3,14 +3,13 @@
 //! stopped by the first Ctrl-C; and a bad revision fails before the other
 //! side is built.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{skip, EPD, FAKE, KARSINTA};
+use crate::common::{EPD, FAKE, KARSINTA};
+use karsinta_test_support::skip;
 
 /// `configs/params/simple.yaml`: a weak set whose depth-10 bench takes hours.
 fn simple_params() -> PathBuf {
@@ -168,7 +167,7 @@ fn bad_revision_fails_before_the_other_side_is_built() {
     let repo = f.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
     if !git(&repo, &["init", "-q"]) {
-        return skip("no git");
+        return skip("git", "`git` does not run", "install git");
     }
     std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 0\n").unwrap();
     assert!(git(&repo, &["add", "engine.sh"]) && git(&repo, &["commit", "-q", "-m", "one"]));
@@ -220,11 +219,20 @@ fn ctrl_c_during_the_games_reports_an_interrupted_sprt() {
     )
     .unwrap();
     let run = p.join("run");
-    let child = ab(p, &["--quiet", "--dev-cmd", FAKE, "--base-cmd", FAKE])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = ab(
+        p,
+        &[
+            "--quiet",
+            "--dev-cmd",
+            FAKE.path(),
+            "--base-cmd",
+            FAKE.path(),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let ledger = run.join("ledger.jsonl");
     let start = Instant::now();
     while std::fs::read_to_string(&ledger).map_or(0, |t| t.lines().count()) < 1 {

@@ -1,6 +1,6 @@
 //! Helpers shared by the match test files: configs with the fake engine,
-//! running a match, replaying PGN output with shakmaty, and skipping a test
-//! whose prerequisite is missing (a failure in CI).
+//! running a match, replaying PGN output with shakmaty. Skips go through
+//! `karsinta_test_support::skip`, the workspace's one rule.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -12,7 +12,62 @@ use serde_json::Value;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Position};
 
-pub const FAKE: &str = env!("CARGO_BIN_EXE_karsinta-fake-engine");
+/// Path of the fake engine (this package's example, see
+/// `karsinta_test_support::fake_engine`): a constant that reads like a
+/// `&str` wherever one is wanted (`{FAKE}`, `FAKE.into()`, `Command::new`).
+pub const FAKE: FakeEngine = FakeEngine;
+
+#[derive(Clone, Copy)]
+pub struct FakeEngine;
+
+impl FakeEngine {
+    pub fn path(self) -> &'static str {
+        static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        PATH.get_or_init(|| {
+            karsinta_test_support::example("karsinta-fake-engine")
+                .to_str()
+                .expect("a UTF-8 target path")
+                .to_string()
+        })
+    }
+}
+
+impl std::ops::Deref for FakeEngine {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.path()
+    }
+}
+
+impl std::fmt::Display for FakeEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.path())
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for FakeEngine {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path().as_ref()
+    }
+}
+
+impl AsRef<Path> for FakeEngine {
+    fn as_ref(&self) -> &Path {
+        self.path().as_ref()
+    }
+}
+
+impl From<FakeEngine> for String {
+    fn from(f: FakeEngine) -> String {
+        f.path().to_string()
+    }
+}
+
+impl From<FakeEngine> for PathBuf {
+    fn from(f: FakeEngine) -> PathBuf {
+        PathBuf::from(f.path())
+    }
+}
 pub const KARSINTA: &str = env!("CARGO_BIN_EXE_karsinta");
 
 pub const EPD: &str = "\
@@ -49,17 +104,6 @@ adjudication: {{ max_moves: 30 }}
     let path = dir.join("fake.yaml");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-/// A test whose prerequisite (git, a working engine, python-chess) is
-/// missing: with `KARSINTA_CI=1`, as CI sets it, that is a failure, so
-/// nothing passes there by not running; elsewhere it is reported as a skip
-/// and the caller returns.
-pub fn skip(reason: &str) {
-    if std::env::var_os("KARSINTA_CI").is_some_and(|v| v == "1") {
-        panic!("KARSINTA_CI=1 but the test cannot run: {reason}");
-    }
-    eprintln!("skipped: {reason}");
 }
 
 pub fn run(

@@ -18,7 +18,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
 
-const FAKE: &str = env!("CARGO_BIN_EXE_karsinta-fake-engine");
+use crate::common::FAKE;
 
 fn spec(cmd: impl Into<PathBuf>, args: &[&str]) -> PlayerSpec {
     PlayerSpec {

@@ -3,12 +3,10 @@
 //! nodes, and engine faults (no engine: setup error; a crash or hang on one
 //! position: that position's failure, then a restarted engine).
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{FAKE, KARSINTA};
+use crate::common::{FAKE, KARSINTA};
 use karsinta_harness::play::suite::{
     engine_spec, parse_suite, run_suite, PositionResult, SuiteError, SuiteSettings,
 };

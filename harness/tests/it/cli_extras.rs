@@ -3,12 +3,10 @@
 //! page (and, `#[ignore]`d, its rendering in headless Chromium), shell
 //! completions and man pages.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{summary_json, EPD, FAKE, KARSINTA};
+use crate::common::{summary_json, EPD, FAKE, KARSINTA};
 
 fn karsinta(dir: &Path, args: &[&str]) -> Output {
     Command::new(KARSINTA)
@@ -105,7 +103,11 @@ fn fastchess_flags_play_the_same_games_as_the_yaml() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("open.epd"), EPD).unwrap();
-    std::fs::write(d.join("eq.yaml"), EQUIVALENT_YAML.replace("FAKE", FAKE)).unwrap();
+    std::fs::write(
+        d.join("eq.yaml"),
+        EQUIVALENT_YAML.replace("FAKE", FAKE.path()),
+    )
+    .unwrap();
 
     let line = fastchess_line("flags");
     let args: Vec<&str> = line.iter().map(String::as_str).collect();
@@ -267,7 +269,7 @@ fn three_runs(d: &Path) -> [PathBuf; 4] {
     let line = fastchess_line("match");
     let args: Vec<&str> = line.iter().map(String::as_str).collect();
     ok(&karsinta(d, &args));
-    std::fs::write(d.join("g.yaml"), GAUNTLET_YAML.replace("FAKE", FAKE)).unwrap();
+    std::fs::write(d.join("g.yaml"), GAUNTLET_YAML.replace("FAKE", FAKE.path())).unwrap();
     ok(&karsinta(
         d,
         &["match", "g.yaml", "--out", "gauntlet", "--quiet"],
@@ -329,11 +331,10 @@ fn report_pages_for_match_gauntlet_and_tuner_runs() {
 #[test]
 #[ignore = "needs chromium; CI installs it"]
 fn report_renders_in_headless_chromium() {
-    let chromium = Path::new("/usr/bin/chromium");
-    if !chromium.is_file() {
-        common::skip("no /usr/bin/chromium");
+    let Some(chromium) = karsinta_test_support::chromium() else {
         return;
-    }
+    };
+    let chromium = chromium.as_path();
     let dir = tempfile::tempdir().unwrap();
     let [m, g, t, all] = three_runs(dir.path());
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-shots");

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use karsinta_e2e::{bin, python_chess, replay_with_python_chess, text, workspace};
+use karsinta_test_support::{bin, python_chess, replay_with_python_chess, text, workspace};
 
 #[test]
 #[ignore = "slow: the whole main job (about a minute on 2 cores)"]

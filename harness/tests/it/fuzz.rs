@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
+use karsinta_test_support::in_own_process;
+
 use karsinta_harness::formats::pgn_write;
 use karsinta_harness::openings::{parse_openings, LoadOptions, OpeningFormat};
 use karsinta_harness::tune::texel::extract::{ExtractReport, SkipKind};
@@ -174,24 +176,36 @@ fn fuzz_round_trip(cases: u32) {
 
 #[test]
 fn readers_smoke() {
-    fuzz_readers(64);
+    // Alone: the panic hook counts the whole process's panics.
+    if in_own_process("fuzz::readers_smoke") {
+        fuzz_readers(64);
+    }
 }
 
 #[test]
 #[ignore = "fuzz suite: many cases"]
 fn readers_fuzz() {
-    fuzz_readers(20_000);
+    // Alone: the panic hook counts the whole process's panics.
+    if in_own_process("fuzz::readers_fuzz") {
+        fuzz_readers(20_000);
+    }
 }
 
 #[test]
 fn pgn_round_trip_smoke() {
-    fuzz_round_trip(32);
+    // Alone: the panic hook counts the whole process's panics.
+    if in_own_process("fuzz::pgn_round_trip_smoke") {
+        fuzz_round_trip(32);
+    }
 }
 
 #[test]
 #[ignore = "fuzz suite: many cases"]
 fn pgn_round_trip_fuzz() {
-    fuzz_round_trip(5_000);
+    // Alone: the panic hook counts the whole process's panics.
+    if in_own_process("fuzz::pgn_round_trip_fuzz") {
+        fuzz_round_trip(5_000);
+    }
 }
 
 // The Texel dataset builder (`karsinta tune texel-data`): files of
@@ -684,11 +698,17 @@ fn fuzz_texel_data(cases: u32) {
 
 #[test]
 fn texel_data_smoke() {
-    fuzz_texel_data(64);
+    // Alone: the panic hook counts the whole process's panics.
+    if in_own_process("fuzz::texel_data_smoke") {
+        fuzz_texel_data(64);
+    }
 }
 
 #[test]
 #[ignore = "fuzz suite: many cases"]
 fn texel_data_fuzz() {
-    fuzz_texel_data(3_000);
+    // Alone: the panic hook counts the whole process's panics.
+    if in_own_process("fuzz::texel_data_fuzz") {
+        fuzz_texel_data(3_000);
+    }
 }

@@ -10,8 +10,8 @@ use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::players::build::{self, BuildCache, BuildError, BuildSettings, Checkout};
 use karsinta_harness::run::gate::InconclusivePolicy;
 
-mod common;
-use common::{skip, summary_json, FAKE, KARSINTA};
+use crate::common::{summary_json, FAKE, KARSINTA};
+use karsinta_test_support::skip;
 
 fn have_git() -> bool {
     Command::new("git")
@@ -85,7 +85,7 @@ fn builds_logged(cache: &Path) -> usize {
 #[test]
 fn builds_are_cached_by_commit_and_unfinished_ones_redone() {
     if !have_git() {
-        return skip("no git");
+        return skip("git", "`git` does not run", "install git");
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -160,7 +160,7 @@ fn builds_are_cached_by_commit_and_unfinished_ones_redone() {
 #[test]
 fn failed_builds_and_bad_revisions_are_errors() {
     if !have_git() {
-        return skip("no git");
+        return skip("git", "`git` does not run", "install git");
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -209,7 +209,7 @@ fn failed_builds_and_bad_revisions_are_errors() {
 #[test]
 fn worktree_checkout_builds_too() {
     if !have_git() {
-        return skip("no git");
+        return skip("git", "`git` does not run", "install git");
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -522,7 +522,7 @@ fn gate_candidate_that_crashes_at_start_exits_2_before_playing() {
     );
     let o = f.gate(&[
         "--baseline-cmd",
-        FAKE,
+        FAKE.path(),
         "--candidate-cmd",
         crash.to_str().unwrap(),
     ]);
@@ -539,7 +539,7 @@ fn gate_candidate_that_crashes_at_start_exits_2_before_playing() {
     // A missing binary is a setup error too.
     let o = f.gate(&[
         "--baseline-cmd",
-        FAKE,
+        FAKE.path(),
         "--candidate-cmd",
         "/nonexistent/engine",
     ]);
@@ -552,7 +552,7 @@ fn ab_between_binaries_prints_benches_and_the_block() {
     let o = Command::new(KARSINTA)
         .args(["ab", "--quiet", "--config"])
         .arg(f.path("gate.yaml"))
-        .args(["--base-cmd", FAKE, "--dev-cmd", FAKE, "--out"])
+        .args(["--base-cmd", FAKE.path(), "--dev-cmd", FAKE.path(), "--out"])
         .arg(f.path("ab"))
         .output()
         .unwrap();
@@ -653,7 +653,7 @@ fn working_commit(repo: &Path, from: &str) -> Option<String> {
 #[ignore]
 fn ab_between_two_commits_of_this_repository() {
     if !have_git() {
-        return skip("no git");
+        return skip("git", "`git` does not run", "install git");
     }
     // KARSINTA_AB_REPO points the test at another checkout of this project.
     let default_repo = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -663,13 +663,25 @@ fn ab_between_two_commits_of_this_repository() {
     let repo = std::env::var_os("KARSINTA_AB_REPO").map_or(default_repo, PathBuf::from);
     let repo = repo.as_path();
     if !repo.join(".git").exists() {
-        return skip(&format!("{} is not a git checkout", repo.display()));
+        return skip(
+            "a git checkout of this repository",
+            &format!("{} has no .git", repo.display()),
+            "run from a clone, or set KARSINTA_AB_REPO to one",
+        );
     }
     let Some(dev) = working_commit(repo, "HEAD") else {
-        return skip("HEAD has no working engine");
+        return skip(
+            "a working engine at HEAD",
+            "HEAD's engine does not build or bench",
+            "run from a clone whose HEAD builds",
+        );
     };
     let Some(base) = working_commit(repo, &format!("{dev}~1")) else {
-        return skip("fewer than two commits with a working engine");
+        return skip(
+            "two commits with a working engine",
+            "fewer are in this clone's history",
+            "fetch the full history (`git fetch --unshallow`)",
+        );
     };
     let tmp = tempfile::tempdir().unwrap();
     let run = || {

@@ -2,12 +2,10 @@
 //! wrapper script that does not `exec` and even when the harness is
 //! SIGKILLed (no handler runs): the engine's group watcher kills the group.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{EPD, FAKE, KARSINTA};
+use crate::common::{EPD, FAKE, KARSINTA};
 
 /// Whether `pid` is gone (or a zombie waiting for a reaper).
 fn dead(pid: &str) -> bool {
@@ -26,7 +24,11 @@ fn dead(pid: &str) -> bool {
 #[ignore = "starts and SIGKILLs a harness process (Linux)"]
 fn sigkilled_harness_leaves_no_wrapped_engine_behind() {
     if !cfg!(target_os = "linux") {
-        return common::skip("parent-death signals are Linux only");
+        return karsinta_test_support::skip(
+            "Linux",
+            "parent-death signals are Linux only",
+            "run on Linux",
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let pids = dir.path().join("pids");

@@ -4,14 +4,12 @@
 //! absurd concurrency, and error text. Each test fails on the code before
 //! the fix.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{fake_config, summary_json, FAKE, KARSINTA};
+use crate::common::{fake_config, summary_json, FAKE, KARSINTA};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::openings::Opening;
 use karsinta_harness::play::game::GameRecord;
@@ -534,7 +532,7 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
         .unwrap()
         .replace("games: 4", "games: 40");
     std::fs::write(&cfg, text_cfg).unwrap();
-    let s = common::run(&cfg, &dir.path().join("run"), &Overrides::default());
+    let s = crate::common::run(&cfg, &dir.path().join("run"), &Overrides::default());
     let draws = s.draws as f64 / s.first_engine_games as f64;
     assert_eq!(s.draw_ratio, Some(draws));
     assert_eq!(s.pairings[0].estimate.draw_ratio, Some(draws));
@@ -583,7 +581,11 @@ fn a_run_without_a_terminal_prints_a_line_per_pair() {
 fn concurrency_beyond_the_machine_is_refused_with_the_bound() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores * 8 >= 1000 {
-        return common::skip("this machine could run 1000 games at once");
+        return karsinta_test_support::skip(
+            "a machine with fewer than 125 cores",
+            "this one could run 1000 games at once",
+            "run on a smaller machine",
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let cfg = fake_config(dir.path(), &["--seed", "4"], "");
@@ -608,7 +610,11 @@ fn concurrency_beyond_the_machine_is_refused_with_the_bound() {
 fn every_caller_of_the_runner_is_bounded_by_the_machine() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores * 8 >= 1000 {
-        return common::skip("this machine could run 1000 games at once");
+        return karsinta_test_support::skip(
+            "a machine with fewer than 125 cores",
+            "this one could run 1000 games at once",
+            "run on a smaller machine",
+        );
     }
     let bound = format!("at most {} games at once", cores * 8);
     // The library itself, before any engine starts.
@@ -810,7 +816,7 @@ fn the_runner_plays_pairs_from_values_and_matches_run_match() {
         inprocess("b", karsinta_engine::Params::default()),
     ];
     let cfg = MatchConfig::from_parts("lib", &engines, "nodes=300", 6, 7).unwrap();
-    let openings: Vec<Arc<Opening>> = common::EPD
+    let openings: Vec<Arc<Opening>> = crate::common::EPD
         .lines()
         .enumerate()
         .map(|(id, fen)| {
@@ -864,7 +870,7 @@ fn the_runner_plays_pairs_from_values_and_matches_run_match() {
     // The same pairs through the run folder writer give the same moves
     // (its pair p plays opening p with sequential order and seed 7).
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("o.epd"), common::EPD).unwrap();
+    std::fs::write(dir.path().join("o.epd"), crate::common::EPD).unwrap();
     let yaml = format!(
         "{}openings: {{ file: {} }}\n",
         cfg.resolved_yaml(),
@@ -962,7 +968,7 @@ fn an_engine_that_never_gets_ready_is_a_setup_error() {
         &["--slow-isready", "2000"][..],
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = common::fake_config(dir.path(), args, "");
+        let cfg = crate::common::fake_config(dir.path(), args, "");
         let cfg = karsinta_harness::config::MatchConfig::load(&cfg, &Overrides::default()).unwrap();
         let out = dir.path().join("run");
         let opts = karsinta_harness::run::RunOptions {

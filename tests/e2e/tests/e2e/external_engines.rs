@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use karsinta_e2e::{bin, debian_engine, python_chess, replay_with_python_chess, text, workspace};
+use karsinta_test_support::{
+    bin, debian_engine, python_chess, replay_with_python_chess, text, workspace,
+};
 use serde_json::Value;
 
 /// Play `config` into `dir/run` and return its summary.

@@ -10,8 +10,8 @@
 //!
 //! With `--karsinta-uci` it is instead exactly `karsinta-engine`'s UCI
 //! front end (the library's `uci::run` with default parameters), so tests
-//! can reach the real engine over a pipe through a binary Cargo builds for
-//! this package.
+//! can reach the real engine over a pipe through a binary Cargo builds
+//! for the package under test.
 //!
 //! "After N" faults count the moves this process has answered: with
 //! `--crash-after 2` the third `go` crashes. A restarted process counts
@@ -115,7 +115,9 @@ struct Args {
     karsinta_uci: bool,
 }
 
-fn main() -> ExitCode {
+/// The fake engine's entry point: flags from the command line, protocol on
+/// stdin and stdout. A fixture's `examples/karsinta-fake-engine.rs` calls it.
+pub fn main() -> ExitCode {
     let args = Args::parse();
     if args.karsinta_uci {
         karsinta_engine::uci::run(

@@ -2,12 +2,10 @@
 //! engine, the option and the closest advertised name, instead of being
 //! sent and silently ignored.
 
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
-use common::{fake_config, FAKE, KARSINTA};
+use crate::common::{fake_config, FAKE, KARSINTA};
 use karsinta_harness::players::{EngineError, Player, PlayerKind, PlayerSpec, UciPlayer};
 
 fn spec(options: &[(&str, &str)]) -> PlayerSpec {

@@ -3,12 +3,10 @@
 //! fit, exact resume / thread-count independence of a tuning run, and
 //! `karsinta tune texel --verify` end to end.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{EPD, KARSINTA};
+use crate::common::{EPD, KARSINTA};
 use cozy_chess::{Board, Move};
 use karsinta_engine::eval::weights::EvalWeights;
 use karsinta_engine::eval::{evaluate_white, flat_f64, trace, Trace};

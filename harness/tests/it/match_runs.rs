@@ -3,8 +3,6 @@
 //! depend on concurrency, SPRT stops on its own, and a SIGKILLed run resumes
 //! with exact counts.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -14,7 +12,7 @@ use karsinta_harness::run::ledger::Ledger;
 use karsinta_harness::run::{run_match, RunOptions};
 use serde_json::Value;
 
-use common::*;
+use crate::common::*;
 
 #[test]
 fn fake_engine_match_counts_and_replays() {
@@ -293,11 +291,8 @@ fn sigkill_and_resume_exact_counts() {
 #[test]
 #[ignore]
 fn games_replay_in_python_chess() {
-    let ok = Command::new("python3")
-        .args(["-c", "import chess.pgn"])
-        .status();
-    if !ok.is_ok_and(|s| s.success()) {
-        return skip("python3 with the chess package is not installed");
+    if karsinta_test_support::python_chess().is_none() {
+        return;
     }
     let dir = tempfile::tempdir().unwrap();
     let cfg = fake_config(dir.path(), &["--seed", "9"], "");
