@@ -5,7 +5,7 @@
 //! - [`start`]: random start positions with a playability check;
 //! - [`selfplay`]: one game, searched at fixed nodes or depth;
 //! - [`filter`]: which positions are written, counts per filter;
-//! - [`run`]: the workers, the ordered writer, the ledger and resume;
+//! - [`run`](mod@run): the workers, the ordered writer, the ledger and resume;
 //! - [`convert`]: between formats.
 //!
 //! The games are played by a loop of their own over `Searcher` rather than

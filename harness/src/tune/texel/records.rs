@@ -5,9 +5,8 @@
 //! record's search score by `lambda`. A bad or truncated file is refused
 //! whole, at its byte offset.
 //!
-//! The resolve-trace-dedup-write steps repeat those of [`super::extract`]
-//! in a few lines; the two should share one step once the PGN path's
-//! rewrite has landed.
+//! The resolve, trace, dedup and write steps are those of
+//! [`super::extract`](mod@super::extract) (`resolve_leaf`, `keep`).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
