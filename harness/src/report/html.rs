@@ -343,10 +343,10 @@ fn comparison(h: &mut String, runs: &[Run]) {
             s["wins"],
             s["draws"],
             s["losses"],
-            f(&s["elo"], 1),
-            f(&s["elo_error"], 1),
-            f(&s["nelo"], 1),
-            s["los"].as_f64().map_or("n/a".into(), |l| format!("{:.1}%", l * 100.0)),
+            f(&s["estimate"]["elo"], 1),
+            f(&s["estimate"]["elo_error"], 1),
+            f(&s["estimate"]["nelo"], 1),
+            s["estimate"]["los"].as_f64().map_or("n/a".into(), |l| format!("{:.1}%", l * 100.0)),
             f(&sprt["llr"], 2),
             if sprt.is_null() {
                 "-".to_string()
@@ -474,8 +474,8 @@ fn result_block(h: &mut String, run: &Run) {
             s["wins"],
             s["draws"],
             s["losses"],
-            f(&s["score"], 3),
-            s["draw_ratio"]
+            f(&s["estimate"]["score"], 3),
+            s["estimate"]["draw_ratio"]
                 .as_f64()
                 .map_or_else(|| "n/a".to_string(), |d| format!("{:.1}%", d * 100.0))
         ),
@@ -485,11 +485,11 @@ fn result_block(h: &mut String, run: &Run) {
         "Elo",
         format!(
             "{} &plusmn; {} (95%: [{}, {}]), LOS {}",
-            f(&s["elo"], 1),
-            f(&s["elo_error"], 1),
-            f(&s["elo_low"], 1),
-            f(&s["elo_high"], 1),
-            s["los"]
+            f(&s["estimate"]["elo"], 1),
+            f(&s["estimate"]["elo_error"], 1),
+            f(&s["estimate"]["elo_low"], 1),
+            f(&s["estimate"]["elo_high"], 1),
+            s["estimate"]["los"]
                 .as_f64()
                 .map_or("n/a".into(), |l| format!("{:.1}%", l * 100.0))
         ),
@@ -497,7 +497,11 @@ fn result_block(h: &mut String, run: &Run) {
     row(
         h,
         "nElo",
-        format!("{} &plusmn; {}", f(&s["nelo"], 1), f(&s["nelo_error"], 1)),
+        format!(
+            "{} &plusmn; {}",
+            f(&s["estimate"]["nelo"], 1),
+            f(&s["estimate"]["nelo_error"], 1)
+        ),
     );
     if let Some(p) = s["pentanomial"].as_array() {
         let cells: Vec<String> = p.iter().map(Value::to_string).collect();

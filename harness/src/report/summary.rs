@@ -90,22 +90,11 @@ pub struct Summary {
     pub losses: u64,
     /// `[LL, LD, DD+WL, DW, WW]` game pairs.
     pub pentanomial: [u64; 5],
-    /// Points per game; `null` without games.
-    pub score: Option<f64>,
-    /// `null` where the counts cannot support the figure (no games, a
-    /// perfect score, no spread yet): see [`Estimate`].
-    pub elo: Option<f64>,
-    /// Symmetric 95% half-width.
-    pub elo_error: Option<f64>,
-    pub elo_low: Option<f64>,
-    pub elo_high: Option<f64>,
-    pub los: Option<f64>,
-    pub nelo: Option<f64>,
-    pub nelo_error: Option<f64>,
-    /// Fraction of drawn games: drawn games over games, counted game by
-    /// game. The same definition everywhere in the summary (each pairing's
-    /// `estimate.draw_ratio` too); `null` without games.
-    pub draw_ratio: Option<f64>,
+    /// The first engine's Elo, LOS, nElo and score from its pentanomial
+    /// counts, as each pairing's `estimate`; its figures are `null` where
+    /// the counts cannot support them (see [`Estimate`]). `draw_ratio` is
+    /// exact here, drawn games over games, not the pentanomial bound.
+    pub estimate: Estimate,
     /// How games ended, every kind listed.
     pub terminations: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -226,17 +215,12 @@ impl Summary {
             draws: first.wdl.draws,
             losses: first.wdl.losses,
             pentanomial: first.penta.0,
-            score: est.score,
-            elo: est.elo,
-            elo_error: est.elo_error,
-            elo_low: est.elo_low,
-            elo_high: est.elo_high,
-            los: est.los,
-            nelo: est.nelo,
-            nelo_error: est.nelo_error,
-            // Drawn games over all games: the counts are exact here, unlike
-            // the pentanomial bound, which counts WL pairs as draws.
-            draw_ratio: (first.wdl.games() > 0).then(|| first.wdl.draw_ratio()),
+            estimate: Estimate {
+                // Drawn games over all games: the counts are exact here,
+                // unlike the pentanomial bound, which counts WL pairs as draws.
+                draw_ratio: (first.wdl.games() > 0).then(|| first.wdl.draw_ratio()),
+                ..est
+            },
             terminations,
             sprt: tally.sprt(status),
             pairings,
@@ -264,9 +248,9 @@ impl Summary {
             self.wins,
             self.draws,
             self.losses,
-            percent(self.score),
-            signed(self.elo, 1),
-            fmt_opt(self.elo_error, 1)
+            percent(self.estimate.score),
+            signed(self.estimate.elo, 1),
+            fmt_opt(self.estimate.elo_error, 1)
         );
         if let Some(sp) = &self.sprt {
             let _ = write!(
@@ -287,11 +271,12 @@ impl Summary {
         let _ = writeln!(
             s,
             "Elo   | {} +- {} (95%)  nElo {} +- {}  LOS {}",
-            fmt_opt(self.elo, 2),
-            fmt_opt(self.elo_error, 2),
-            fmt_opt(self.nelo, 2),
-            fmt_opt(self.nelo_error, 2),
-            self.los
+            fmt_opt(self.estimate.elo, 2),
+            fmt_opt(self.estimate.elo_error, 2),
+            fmt_opt(self.estimate.nelo, 2),
+            fmt_opt(self.estimate.nelo_error, 2),
+            self.estimate
+                .los
                 .map_or_else(|| "n/a".to_string(), |l| format!("{:.1}%", l * 100.0))
         );
         if let Some(sp) = &self.sprt {
@@ -326,7 +311,7 @@ impl Summary {
             self.wins,
             self.losses,
             self.draws,
-            percent(self.draw_ratio)
+            percent(self.estimate.draw_ratio)
         );
         if self.first_engine_games != self.games {
             let _ = writeln!(
@@ -412,19 +397,25 @@ mod tests {
         assert_eq!((s.wins, s.draws, s.losses), (1, 0, 1));
         // The pentanomial bound would count the WL pair as two draws.
         assert_eq!(s.pairings[0].estimate.draw_ratio, Some(0.0));
-        assert_eq!(s.draw_ratio, Some(0.0));
+        assert_eq!(s.estimate.draw_ratio, Some(0.0));
     }
 
     #[test]
     fn no_games_no_score_and_no_draw_ratio() {
         let t = Tally::new(pairings(TournamentKind::Match, 2), None);
         let s = Summary::build(&two_engines(), &t, RunStatus::Running);
-        assert_eq!((s.score, s.draw_ratio), (None, None));
+        assert_eq!((s.estimate.score, s.estimate.draw_ratio), (None, None));
         assert_eq!(s.pairings[0].estimate.score, None);
         assert_eq!(s.pairings[0].estimate.draw_ratio, None);
         let json = serde_json::to_value(&s).unwrap();
         assert!(
-            json["score"].is_null() && json["draw_ratio"].is_null(),
+            json["estimate"]["score"].is_null() && json["estimate"]["draw_ratio"].is_null(),
+            "the keys exist: {json}"
+        );
+        assert!(
+            json["estimate"]
+                .as_object()
+                .is_some_and(|e| e.contains_key("score") && e.contains_key("draw_ratio")),
             "{json}"
         );
         let text = s.text_block();

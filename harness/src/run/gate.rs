@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{ConfigError, MatchConfig, Overrides, RawSprt};
 use crate::report::summary::Summary;
 use crate::run::ab::{self, AbError, Prepared, Side};
+use crate::run::tally::SprtVerdict;
 use crate::run::{claim_new_run_dir, remove_if_empty, run_match, RunOptions};
 use crate::stats::EloModel;
 
@@ -83,13 +84,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// From the SPRT decision in `summary.json` (`H0`, `H1`, otherwise
-    /// undecided).
-    pub fn from_decision(decision: &str) -> Verdict {
-        match decision {
-            "H1" => Verdict::Pass,
-            "H0" => Verdict::Fail,
-            _ => Verdict::Inconclusive,
+    /// From the run's SPRT state (`None`: no SPRT ran): H1 passes, H0
+    /// fails, anything undecided is inconclusive.
+    pub fn from_sprt(verdict: Option<SprtVerdict>) -> Verdict {
+        match verdict {
+            Some(SprtVerdict::H1) => Verdict::Pass,
+            Some(SprtVerdict::H0) => Verdict::Fail,
+            Some(SprtVerdict::Continue | SprtVerdict::Inconclusive | SprtVerdict::Interrupted)
+            | None => Verdict::Inconclusive,
         }
     }
 
@@ -236,11 +238,7 @@ pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateRepo
         let _ = t.join();
     }
     let summary = result?;
-    let decision = summary
-        .sprt
-        .as_ref()
-        .map_or("inconclusive", |s| s.decision.as_str());
-    let verdict = Verdict::from_decision(decision);
+    let verdict = Verdict::from_sprt(summary.sprt.as_ref().map(|s| s.decision));
     let block = ab::summary_block(&config, &summary);
     Ok(GateReport {
         verdict,
@@ -363,13 +361,16 @@ mod tests {
     #[test]
     fn exit_codes() {
         use InconclusivePolicy as P;
-        assert_eq!(Verdict::from_decision("H1"), Verdict::Pass);
-        assert_eq!(Verdict::from_decision("H0"), Verdict::Fail);
-        assert_eq!(
-            Verdict::from_decision("inconclusive"),
-            Verdict::Inconclusive
-        );
-        assert_eq!(Verdict::from_decision("continue"), Verdict::Inconclusive);
+        assert_eq!(Verdict::from_sprt(Some(SprtVerdict::H1)), Verdict::Pass);
+        assert_eq!(Verdict::from_sprt(Some(SprtVerdict::H0)), Verdict::Fail);
+        for undecided in [
+            Some(SprtVerdict::Inconclusive),
+            Some(SprtVerdict::Continue),
+            Some(SprtVerdict::Interrupted),
+            None,
+        ] {
+            assert_eq!(Verdict::from_sprt(undecided), Verdict::Inconclusive);
+        }
         for p in [P::Pass, P::Fail, P::Error] {
             assert_eq!(Verdict::Pass.exit_code(p), EXIT_PASS);
             assert_eq!(Verdict::Fail.exit_code(p), EXIT_FAIL);

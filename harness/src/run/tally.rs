@@ -53,12 +53,6 @@ impl PartialEq<str> for RunStatus {
     }
 }
 
-impl PartialEq<&str> for RunStatus {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
 /// The SPRT's state as a summary reports it; serialised as `H0`, `H1`,
 /// `continue`, `inconclusive` or `interrupted`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,12 +82,6 @@ impl SprtVerdict {
 impl fmt::Display for SprtVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl PartialEq<&str> for SprtVerdict {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
     }
 }
 
@@ -264,7 +252,7 @@ pub(crate) mod tests {
             (RunStatus::Halted, "halted"),
         ] {
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{text}\""));
-            assert_eq!(s, text);
+            assert_eq!(s.as_str(), text);
         }
         for (v, text) in [
             (SprtVerdict::H0, "H0"),
@@ -320,9 +308,9 @@ pub(crate) mod tests {
         let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt.unwrap()));
         t.add(&pair(0, 0, 1, [GameResult::Draw, GameResult::Draw]));
         let decision = |status| t.sprt(status).unwrap().decision;
-        assert_eq!(decision(RunStatus::Running), "continue");
-        assert_eq!(decision(RunStatus::Interrupted), "interrupted");
-        assert_eq!(decision(RunStatus::Finished), "inconclusive");
-        assert_eq!(decision(RunStatus::Halted), "inconclusive");
+        assert_eq!(decision(RunStatus::Running), SprtVerdict::Continue);
+        assert_eq!(decision(RunStatus::Interrupted), SprtVerdict::Interrupted);
+        assert_eq!(decision(RunStatus::Finished), SprtVerdict::Inconclusive);
+        assert_eq!(decision(RunStatus::Halted), SprtVerdict::Inconclusive);
     }
 }

@@ -377,9 +377,14 @@ fn gate_fails_a_much_weaker_candidate() {
         "decided before the cap"
     );
     // A clean sweep has no finite Elo (null); otherwise it is far below 0.
-    assert!(summary["score"].as_f64().unwrap() < 0.25, "{summary}");
     assert!(
-        summary["elo"].as_f64().is_none_or(|e| e < -100.0),
+        summary["estimate"]["score"].as_f64().unwrap() < 0.25,
+        "{summary}"
+    );
+    assert!(
+        summary["estimate"]["elo"]
+            .as_f64()
+            .is_none_or(|e| e < -100.0),
         "{summary}"
     );
     let md = std::fs::read_to_string(f.path("run/gate.md")).unwrap();

@@ -137,9 +137,10 @@ fn fastchess_flags_play_the_same_games_as_the_yaml() {
         "draws",
         "losses",
         "pentanomial",
-        "elo",
+        "estimate",
         "sprt",
     ] {
+        assert!(sa.get(k).is_some(), "{k} in {sa}");
         assert_eq!(sa[k], sb[k], "{k}");
     }
     assert_eq!(sa["games"], 8);
@@ -302,6 +303,12 @@ fn report_pages_for_match_gauntlet_and_tuner_runs() {
     let page = |p: &Path| std::fs::read_to_string(p).unwrap();
     let html = page(&m.join("report.html"));
     assert!(!html.contains("<script"));
+    // The Elo row shows the summary's estimate.
+    let est = &summary_json(&m)["estimate"];
+    let one = |k: &str| karsinta_harness::stats::fmt_opt(est[k].as_f64(), 1);
+    assert!(est["elo"].as_f64().is_some(), "{est}");
+    let shown = format!("{} &plusmn; {}", one("elo"), one("elo_error"));
+    assert!(html.contains(&shown), "{shown} in the match page");
     assert!(!html.contains("src=") && !html.contains("@import") && !html.contains("url("));
     let html = page(&g.join("report.html"));
     assert!(html.contains("id=\"pairings\"") && html.contains("id=\"ratings\""));

@@ -5,6 +5,7 @@
 
 use crate::common::*;
 use karsinta_harness::config::Overrides;
+use karsinta_harness::run::tally::RunStatus;
 
 /// Every fault of the fake engine: the faulty engine loses every affected
 /// game with the right termination, the match goes on to the end and the
@@ -59,7 +60,7 @@ fn every_fault_is_a_result() {
         let s = run(&cfg, &out, &Overrides::default());
         let what = format!("{args:?}");
         assert_eq!(s.games, 4, "{what}");
-        assert_eq!(s.status, "finished", "{what}");
+        assert_eq!(s.status, RunStatus::Finished, "{what}");
         // The good engine (first) wins every game.
         assert_eq!(
             (s.wins, s.draws, s.losses),

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::run::ledger::Ledger;
+use karsinta_harness::run::tally::{RunStatus, SprtVerdict};
 use karsinta_harness::run::{run_match, RunOptions};
 use serde_json::Value;
 
@@ -79,9 +80,9 @@ fn sprt_stops_with_h1_on_its_own() {
             ..Overrides::default()
         },
     );
-    assert_eq!(s.status, "stopped");
+    assert_eq!(s.status, RunStatus::Stopped);
     let sprt = s.sprt.as_ref().unwrap();
-    assert_eq!(sprt.decision, "H1");
+    assert_eq!(sprt.decision, SprtVerdict::H1);
     assert!(sprt.llr >= sprt.upper);
     assert!(s.games < 2000 && s.games > 0);
     assert_eq!(sprt.pairs * 2, s.games);
@@ -106,7 +107,7 @@ fn sprt_cap_is_inconclusive() {
     let out = dir.path().join("run");
     let s = run(&cfg, &out, &Overrides::default());
     assert_eq!((s.games, s.status.as_str()), (4, "finished"));
-    assert_eq!(s.sprt.unwrap().decision, "inconclusive");
+    assert_eq!(s.sprt.unwrap().decision, SprtVerdict::Inconclusive);
 }
 
 /// PGN text without the parts that legitimately differ between runs
@@ -137,7 +138,7 @@ fn determinism(cfg: &Path, dir: &Path) {
                 ..Overrides::default()
             },
         );
-        assert_eq!(s.status, "finished");
+        assert_eq!(s.status, RunStatus::Finished);
         pgns.push(stable_pgn(
             &std::fs::read_to_string(out.join("games.pgn")).unwrap(),
         ));

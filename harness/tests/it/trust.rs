@@ -534,7 +534,7 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
     std::fs::write(&cfg, text_cfg).unwrap();
     let s = crate::common::run(&cfg, &dir.path().join("run"), &Overrides::default());
     let draws = s.draws as f64 / s.first_engine_games as f64;
-    assert_eq!(s.draw_ratio, Some(draws));
+    assert_eq!(s.estimate.draw_ratio, Some(draws));
     assert_eq!(s.pairings[0].estimate.draw_ratio, Some(draws));
 
     // A sweep: the loser plays an illegal move every game.
@@ -545,9 +545,10 @@ fn draw_ratio_has_one_definition_and_degenerate_figures_are_null() {
     );
     assert!(o.status.success(), "{}", text(&o));
     let j = summary_json(&dir.path().join("sweep"));
-    assert_eq!(j["score"], 1.0);
+    assert_eq!(j["estimate"]["score"], 1.0);
     for key in ["elo", "elo_error", "nelo", "nelo_error", "los"] {
-        assert!(j[key].is_null(), "{key}: {j}");
+        let e = &j["estimate"];
+        assert!(e.get(key).is_some_and(|v| v.is_null()), "{key}: {j}");
     }
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("Elo   | n/a +- n/a"), "{out}");

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 
 use karsinta_harness::players::EngineError;
 use karsinta_harness::run::ab::{run_ab, AbError, AbRequest, Prepared, Side};
+use karsinta_harness::run::tally::{RunStatus, SprtVerdict};
 
 use crate::common::UsageError;
 
@@ -142,11 +143,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(sp) = &s.sprt {
             println!(
                 "\nResult: {} ({} Elo bounds, dev's point of view)",
-                match (sp.decision.as_str(), s.status.as_str()) {
-                    ("H1", _) => "H1 accepted: dev is better",
-                    ("H0", _) => "H0 accepted: dev is not better",
+                match (sp.decision, s.status) {
+                    (SprtVerdict::H1, _) => "H1 accepted: dev is better",
+                    (SprtVerdict::H0, _) => "H0 accepted: dev is not better",
                     // `--resume` continues the test where it stopped.
-                    (_, "interrupted") => "undecided: interrupted before the SPRT decided",
+                    (_, RunStatus::Interrupted) | (SprtVerdict::Interrupted, _) => {
+                        "undecided: interrupted before the SPRT decided"
+                    }
                     _ => "inconclusive: no decision within the game cap",
                 },
                 sp.model.name()
@@ -154,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         crate::common::write_report(&outcome.out_dir);
         println!("Run   | {} ({})", outcome.out_dir.display(), s.status);
-        if s.status == "interrupted" {
+        if s.status == RunStatus::Interrupted {
             std::process::exit(i32::from(crate::common::EXIT_INTERRUPTED));
         }
     }

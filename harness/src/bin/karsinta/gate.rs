@@ -131,7 +131,9 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let report = match gate::run_gate(&req, &mut log) {
-        Ok(r) if r.summary.status == "interrupted" => return interrupted(),
+        Ok(r) if r.summary.status == karsinta_harness::run::tally::RunStatus::Interrupted => {
+            return interrupted()
+        }
         Ok(r) => r,
         Err(_) if interrupt.load(Ordering::SeqCst) => return interrupted(),
         Err(e) => {

@@ -206,7 +206,7 @@ fn finish(
     } else {
         print!("{block}");
     }
-    if summary.status == "interrupted" {
+    if summary.status == karsinta_harness::run::tally::RunStatus::Interrupted {
         eprintln!(
             "interrupted after {} games; continue with: karsinta match --resume {}",
             summary.games,
