@@ -8,6 +8,7 @@
 pub mod bullet;
 pub mod epd;
 pub mod fen;
+pub mod pgn_read;
 pub mod pgn_write;
 pub mod records;
 pub mod text;

@@ -1,38 +1,37 @@
 //! `karsinta tune texel-data`: PGN games to a Texel dataset. Files are
-//! streamed with `pgn-reader` (memory grows with the positions kept, never
-//! with the file size); each game is replayed with shakmaty, sampled
+//! streamed through [`crate::formats::pgn_read`] (memory grows with the
+//! positions kept, never with the file size); from each replayed game,
+//! sampled
 //! positions are resolved to their quiet leaf by the engine's own
 //! quiescence search ([`Searcher::quiet_leaf`]) in parallel batches, traced
 //! ([`karsinta_engine::eval::trace`]), de-duplicated and written in input
 //! order, so the output depends only on the inputs and the options.
 //!
 //! A bad game (no result, illegal move, bad FEN, bad tag, unsupported
-//! variant) is skipped and reported as (file, game number, reason); a file
-//! that ends inside a game ends cleanly with that game reported as
-//! truncated. Only an unreadable file is an error.
+//! variant; see [`SkipKind`]) is skipped and reported as (file, game number,
+//! reason); a file that ends inside a game ends cleanly with that game
+//! reported as truncated. Only an unreadable file is an error.
 
-use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
-use std::io::{BufReader, Read};
-use std::ops::ControlFlow::{self, Break, Continue};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 use karsinta_engine::eval::trace;
 use karsinta_engine::search::types::MATE_BOUND;
 use karsinta_engine::search::Searcher;
 use karsinta_engine::Params;
-use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
-use shakmaty::{Chess, Color, KnownOutcome, Outcome, Position};
+use shakmaty::{Chess, Color, Position};
 use thiserror::Error;
 
 use super::dataset::{DatasetError, DatasetWriter};
-use crate::formats::fen::{parse_position, position_fen};
+use crate::formats::fen::position_fen;
+pub use crate::formats::pgn_read::SkipKind;
+use crate::formats::pgn_read::{PgnGame, PgnGames};
 
 /// How positions are chosen and labelled.
 #[derive(Clone, Debug)]
@@ -64,31 +63,6 @@ impl Default for ExtractOptions {
             seed: 1,
             params: Params::default(),
             max_positions: None,
-        }
-    }
-}
-
-/// Why a game was skipped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SkipKind {
-    NoResult,
-    IllegalMove,
-    BadFen,
-    BadTag,
-    Variant,
-    Truncated,
-}
-
-impl SkipKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SkipKind::NoResult => "no result",
-            SkipKind::IllegalMove => "illegal move",
-            SkipKind::BadFen => "bad FEN",
-            SkipKind::BadTag => "bad tag",
-            SkipKind::Variant => "variant",
-            SkipKind::Truncated => "truncated",
         }
     }
 }
@@ -200,59 +174,6 @@ pub struct Progress {
     pub positions_kept: u64,
 }
 
-/// A position sampled from a game, before resolution.
-struct Candidate {
-    pos: Chess,
-    /// The mover's evaluation from its move comment, White's view, in cp.
-    eval_white_cp: Option<f64>,
-}
-
-/// A replayed game.
-struct Game {
-    candidates: Vec<Candidate>,
-    /// 1, 0.5 or 0 from White's view.
-    result: f32,
-}
-
-type GameOutput = Result<Game, (SkipKind, String)>;
-
-#[derive(Default)]
-struct Tags {
-    fen: Option<String>,
-    variant: Option<String>,
-    result: Option<String>,
-    bad: Option<String>,
-}
-
-struct Moves {
-    pos: Chess,
-    ply: usize,
-    candidates: Vec<Candidate>,
-    /// Index of the candidate the next comment belongs to (the position
-    /// before the move just read).
-    commented: Option<usize>,
-    outcome: Option<Outcome>,
-    result_tag: Option<String>,
-}
-
-struct GameVisitor {
-    skip_plies: usize,
-}
-
-fn known_result(text: &str) -> Option<Option<KnownOutcome>> {
-    match text.trim() {
-        "1-0" => Some(Some(KnownOutcome::Decisive {
-            winner: Color::White,
-        })),
-        "0-1" => Some(Some(KnownOutcome::Decisive {
-            winner: Color::Black,
-        })),
-        "1/2-1/2" => Some(Some(KnownOutcome::Draw)),
-        "*" => Some(None),
-        _ => None,
-    }
-}
-
 /// The evaluation in a move comment, in centipawns, from White's view:
 /// `[%eval 0.31]` (lichess, White's view), TCEC's `wv=0.31` (White's view)
 /// or cutechess's `+0.31/12 0.05s` (the mover's view). Mate scores, book
@@ -284,171 +205,32 @@ fn parse_comment_eval_cp(comment: &str, mover: Color) -> Option<f64> {
     Some(if mover == Color::White { p } else { -p } * 100.0)
 }
 
-impl Visitor for GameVisitor {
-    type Tags = Tags;
-    type Movetext = Moves;
-    type Output = GameOutput;
+/// A position sampled from a game, before resolution.
+struct Candidate {
+    pos: Chess,
+    /// The mover's evaluation from its move comment, White's view, in cp.
+    eval_white_cp: Option<f64>,
+}
 
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        Continue(Tags::default())
-    }
-
-    fn tag(
-        &mut self,
-        tags: &mut Tags,
-        name: &[u8],
-        value: RawTag<'_>,
-    ) -> ControlFlow<Self::Output> {
-        let text = value.decode_utf8_lossy().trim().to_string();
-        if name.is_empty() || !name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
-            tags.bad.get_or_insert_with(|| {
-                format!("malformed tag name '{}'", String::from_utf8_lossy(name))
-            });
-        } else if name.eq_ignore_ascii_case(b"FEN") {
-            tags.fen = Some(text);
-        } else if name.eq_ignore_ascii_case(b"Variant") {
-            tags.variant = Some(text);
-        } else if name.eq_ignore_ascii_case(b"Result") {
-            if known_result(&text).is_none() {
-                tags.bad.get_or_insert_with(|| {
-                    format!("Result tag '{text}' is not 1-0, 0-1, 1/2-1/2 or *")
-                });
-            }
-            tags.result = Some(text);
-        }
-        Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<Self::Output, Moves> {
-        if let Some(bad) = tags.bad {
-            return Break(Err((SkipKind::BadTag, bad)));
-        }
-        if let Some(v) = &tags.variant {
-            let l = v.to_ascii_lowercase();
-            if !matches!(
-                l.as_str(),
-                "" | "standard" | "normal" | "chess" | "from position"
-            ) {
-                return Break(Err((SkipKind::Variant, format!("variant '{v}'"))));
-            }
-        }
-        let pos = match &tags.fen {
-            Some(fen) => match parse_position(fen) {
-                Ok(p) => p,
-                Err(e) => return Break(Err((SkipKind::BadFen, e))),
-            },
-            None => Chess::default(),
-        };
-        Continue(Moves {
-            pos,
-            ply: 0,
-            candidates: Vec::new(),
-            commented: None,
-            outcome: None,
-            result_tag: tags.result,
-        })
-    }
-
-    fn san(&mut self, m: &mut Moves, san_plus: SanPlus) -> ControlFlow<Self::Output> {
-        let mv = match san_plus.san.to_move(&m.pos) {
-            Ok(mv) => mv,
-            Err(e) => {
-                return Break(Err((
-                    SkipKind::IllegalMove,
-                    format!("move '{san_plus}' at ply {}: {e}", m.ply + 1),
-                )))
-            }
-        };
-        m.commented = None;
-        if m.ply >= self.skip_plies && !m.pos.is_check() {
-            m.commented = Some(m.candidates.len());
-            m.candidates.push(Candidate {
-                pos: m.pos.clone(),
-                eval_white_cp: None,
+/// The positions of a game worth sampling: past the first `skip_plies`
+/// plies and not in check, each with the evaluation of its move's comment.
+fn candidates(game: PgnGame, skip_plies: usize) -> Vec<Candidate> {
+    let mut pos = game.start;
+    let mut out = Vec::new();
+    for (ply, m) in game.moves.into_iter().enumerate() {
+        if ply >= skip_plies && !pos.is_check() {
+            let eval_white_cp = m
+                .comment
+                .as_deref()
+                .and_then(|c| comment_eval_cp(c, pos.turn()));
+            out.push(Candidate {
+                pos: pos.clone(),
+                eval_white_cp,
             });
         }
-        m.pos.play_unchecked(mv);
-        m.ply += 1;
-        Continue(())
+        pos.play_unchecked(m.mv);
     }
-
-    fn comment(&mut self, m: &mut Moves, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
-        if let Some(i) = m.commented.take() {
-            let c = &mut m.candidates[i];
-            let text = String::from_utf8_lossy(comment.as_bytes());
-            c.eval_white_cp = comment_eval_cp(&text, c.pos.turn());
-        }
-        Continue(())
-    }
-
-    fn outcome(&mut self, m: &mut Moves, outcome: Outcome) -> ControlFlow<Self::Output> {
-        m.outcome = Some(outcome);
-        Continue(())
-    }
-
-    fn end_game(&mut self, m: Moves) -> GameOutput {
-        let known = match m.outcome {
-            None => {
-                return Err((
-                    SkipKind::NoResult,
-                    "the movetext ends without a result (1-0, 0-1, 1/2-1/2)".into(),
-                ))
-            }
-            Some(Outcome::Unknown) => {
-                return Err((SkipKind::NoResult, "result '*' (unknown)".into()))
-            }
-            Some(Outcome::Known(k)) => k,
-        };
-        if let Some(tag) = &m.result_tag {
-            if known_result(tag) != Some(Some(known)) {
-                return Err((
-                    SkipKind::BadTag,
-                    format!("Result tag '{tag}' disagrees with the movetext's result"),
-                ));
-            }
-        }
-        let result = match known {
-            KnownOutcome::Decisive {
-                winner: Color::White,
-            } => 1.0,
-            KnownOutcome::Decisive {
-                winner: Color::Black,
-            } => 0.0,
-            KnownOutcome::Draw => 0.5,
-        };
-        Ok(Game {
-            candidates: m.candidates,
-            result,
-        })
-    }
-}
-
-/// Skip what is left of a game pgn-reader gave up on. It resumes on the line
-/// after a tag line it cannot read, so the game's remaining tags and moves
-/// would otherwise be read as a game of their own (without the tags before,
-/// a FEN say).
-fn skip_rest_of_game<R: Read>(reader: &mut Reader<R>) -> std::io::Result<()> {
-    loop {
-        match reader.skip_game() {
-            // Another unreadable tag line of the same game.
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => continue,
-            r => return r.map(drop),
-        }
-    }
-}
-
-/// Counts the bytes the PGN reader has taken, for the progress bar.
-struct Counting<R> {
-    inner: R,
-    read: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read.set(self.read.get() + n as u64);
-        Ok(n)
-    }
+    out
 }
 
 /// A labelled position ready to resolve.
@@ -498,48 +280,25 @@ pub fn extract(
             path: path.clone(),
             source,
         })?;
-        let read = Rc::new(Cell::new(0));
-        let mut reader = Reader::new(Counting {
-            inner: BufReader::with_capacity(1 << 20, file),
-            read: Rc::clone(&read),
-        });
-        let mut visitor = GameVisitor {
-            skip_plies: opts.skip_plies,
-        };
-        let mut game_no = 0u64;
+        let mut games = PgnGames::new(BufReader::with_capacity(1 << 20, file));
         let mut batch_games = 0;
         loop {
-            let more = match reader.has_more() {
-                Ok(m) => m,
-                Err(source) => {
-                    return Err(ExtractError::Read {
-                        path: path.clone(),
-                        source,
-                    })
-                }
-            };
-            if !more || full {
+            if full {
                 break;
             }
-            let game = match reader.read_game(&mut visitor) {
-                Ok(Some(game)) => Ok(game),
-                // `has_more` takes a byte-order mark after the last game
-                // for the start of another one; it is not a game.
-                Ok(None) => break,
-                Err(e) => Err(e),
+            let read_error = |source| ExtractError::Read {
+                path: path.clone(),
+                source,
             };
-            game_no += 1;
+            let Some((game_no, game)) = games.next_game().map_err(read_error)? else {
+                break;
+            };
             report.games_read += 1;
-            let skipped = |kind, reason| SkippedGame {
-                file: path.clone(),
-                game: game_no,
-                kind,
-                reason,
-            };
             match game {
-                Ok(Ok(game)) => {
+                Ok(game) => {
                     report.games_used += 1;
-                    let mut cands = game.candidates;
+                    let result = game.white_score();
+                    let mut cands = candidates(game, opts.skip_plies);
                     if let Some(cap) = opts.max_per_game {
                         if cands.len() > cap {
                             let mut keep =
@@ -552,50 +311,31 @@ pub fn extract(
                     }
                     for c in cands {
                         batch.push(Sample {
-                            label: label(game.result, c.eval_white_cp, opts.lambda),
+                            label: label(result, c.eval_white_cp, opts.lambda),
                             pos: c.pos,
                         });
                     }
                 }
-                Ok(Err((kind, reason))) => report.skip(skipped(kind, reason)),
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    // pgn-reader's syntax errors: a comment that never closes
-                    // before the end of the file, or a tag line that does not
-                    // end within its buffer (16 KiB) or the file.
-                    let (kind, reason) = if e.to_string().contains("tag") {
-                        (
-                            SkipKind::BadTag,
-                            format!("{e} (or a tag line too long to read)"),
-                        )
-                    } else {
-                        (SkipKind::Truncated, e.to_string())
-                    };
-                    report.skip(skipped(kind, reason));
-                    skip_rest_of_game(&mut reader).map_err(|source| ExtractError::Read {
-                        path: path.clone(),
-                        source,
-                    })?;
-                }
-                Err(source) => {
-                    return Err(ExtractError::Read {
-                        path: path.clone(),
-                        source,
-                    })
-                }
+                Err((kind, reason)) => report.skip(SkippedGame {
+                    file: path.clone(),
+                    game: game_no,
+                    kind,
+                    reason,
+                }),
             }
             batch_games += 1;
             if batch_games >= BATCH_GAMES {
                 batch_games = 0;
                 full = flush(&mut batch, opts, &mut seen, &mut writer, &mut report)?;
                 progress(Progress {
-                    bytes_read: bytes_done + read.get(),
+                    bytes_read: bytes_done + games.bytes_read(),
                     bytes_total,
                     positions_kept: report.positions_kept,
                 });
             }
         }
         full = flush(&mut batch, opts, &mut seen, &mut writer, &mut report)? || full;
-        bytes_done += read.get();
+        bytes_done += games.bytes_read();
         progress(Progress {
             bytes_read: bytes_done,
             bytes_total,
