@@ -1,11 +1,24 @@
 //! The `dist:` block of a test's config: karsinta-dist's own settings,
 //! parsed here. The harness keeps the block as raw YAML and hands it over
 //! by name ([`MatchConfig::section`]); its schema knows nothing of them.
+//! Loaders of a test's config accept it through [`accepted_sections`].
 
 use karsinta_harness::config::MatchConfig;
 use serde::Deserialize;
 
 use crate::db::DbError;
+
+/// The config block karsinta-dist reads (the harness's commands leave it
+/// alone under this name: [`karsinta_harness::run::FLEET_SECTION`]).
+pub const SECTION: &str = "dist";
+
+/// The blocks a fleet test's config may hold: this one and those of the
+/// harness's commands built on a match (a test is an ordinary match config).
+pub fn accepted_sections() -> Vec<&'static str> {
+    std::iter::once(SECTION)
+        .chain(karsinta_harness::run::SECTIONS.iter().copied())
+        .collect()
+}
 
 /// The block as written: every key optional, so that a kind can tell a key
 /// given from a default (an SPSA test refuses the match-only keys).
@@ -77,7 +90,7 @@ impl DistSettings {
 
     fn parse(cfg: &MatchConfig) -> Result<(DistSettings, RawDist), DbError> {
         let raw: RawDist = cfg
-            .section("dist")
+            .section(SECTION)
             .map_err(|e| DbError::Invalid(e.to_string()))?
             .unwrap_or_default();
         let d = DistSettings::default();
@@ -103,5 +116,14 @@ impl DistSettings {
             return Err(bad("bench_depth", "must be between 1 and 64"));
         }
         Ok((s, raw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_harness_leaves_this_block_alone() {
+        assert_eq!(super::SECTION, karsinta_harness::run::FLEET_SECTION);
+        assert!(super::accepted_sections().contains(&"build"));
     }
 }

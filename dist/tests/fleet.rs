@@ -31,7 +31,8 @@ fn summary(path: &std::path::Path) -> serde_json::Value {
 /// Single machine (one worker thread: pairs counted in pair order) and the
 /// distributed run of the same config, which must agree.
 fn compare(dir: &std::path::Path, cfg_path: &std::path::Path, exported: &std::path::Path) {
-    let cfg = MatchConfig::load(cfg_path, &Overrides::default()).unwrap();
+    let blocks = karsinta_dist::settings::accepted_sections();
+    let cfg = MatchConfig::load_with(cfg_path, &Overrides::default(), &blocks).unwrap();
     let single = dir.join("single");
     run_match(
         &cfg,

@@ -62,7 +62,8 @@ fn setup(
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(extra);
     std::fs::write(&path, text).unwrap();
-    let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
+    let blocks = karsinta_dist::settings::accepted_sections();
+    let cfg = MatchConfig::load_with(&path, &Overrides::default(), &blocks).unwrap();
     let mut db = Db::open(&pg.url(), Duration::from_secs(5)).unwrap();
     let t = MatchTest::new(&cfg).unwrap().create(&mut db, "t").unwrap();
     let kind = TestKind::of(&t, None).unwrap();

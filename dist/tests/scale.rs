@@ -52,7 +52,8 @@ fn two_hundred_workers_lose_and_double_count_nothing() {
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("  window_batches: 100000\n");
     std::fs::write(&path, text).unwrap();
-    let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap();
+    let blocks = karsinta_dist::settings::accepted_sections();
+    let cfg = MatchConfig::load_with(&path, &Overrides::default(), &blocks).unwrap();
     let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
     let test = MatchTest::new(&cfg)
         .unwrap()

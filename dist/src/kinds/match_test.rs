@@ -48,8 +48,14 @@ impl MatchTest {
         let stored =
             |e: String| DbError::Invalid(format!("test {}: stored config: {e}", test.name));
         let path = format!("{}.yaml", test.name);
-        let cfg = MatchConfig::from_yaml(&test.config_yaml, Path::new(&path), &Default::default())
-            .map_err(|e| stored(e.to_string()))?;
+        let sections = crate::settings::accepted_sections();
+        let cfg = MatchConfig::from_yaml_with(
+            &test.config_yaml,
+            Path::new(&path),
+            &Default::default(),
+            &sections,
+        )
+        .map_err(|e| stored(e.to_string()))?;
         MatchTest::new(&cfg).map_err(|e| stored(e.to_string()))
     }
 

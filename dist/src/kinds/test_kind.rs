@@ -43,7 +43,8 @@ impl TestKind {
             let run = SpsaTest::load(text, path, None, None)?;
             return Ok(TestKind::Spsa(Box::new(run)));
         }
-        let cfg = MatchConfig::from_yaml(text, path, &Overrides::default())
+        let sections = crate::settings::accepted_sections();
+        let cfg = MatchConfig::from_yaml_with(text, path, &Overrides::default(), &sections)
             .map_err(|e| DbError::Invalid(e.to_string()))?;
         Ok(TestKind::Match(Box::new(MatchTest::new(&cfg)?)))
     }

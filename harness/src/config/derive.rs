@@ -111,14 +111,15 @@ spsa: { iterations: 3 }
 ";
 
     fn load(text: &str) -> MatchConfig {
-        MatchConfig::from_yaml(text, Path::new("/tmp/x/test.yaml"), &Overrides::default()).unwrap()
+        let path = Path::new("/tmp/x/test.yaml");
+        MatchConfig::from_yaml_with(text, path, &Overrides::default(), &["spsa"]).unwrap()
     }
 
     /// What the commands did before: edit the resolved YAML, resolve again.
     fn reresolve(cfg: &MatchConfig, edit: impl FnOnce(&mut RawConfig)) -> MatchConfig {
         let mut raw = cfg.resolved().clone();
         edit(&mut raw);
-        MatchConfig::resolve(raw, &cfg.path, &Overrides::default()).unwrap()
+        MatchConfig::resolve_with(raw, &cfg.path, &Overrides::default(), &["spsa"]).unwrap()
     }
 
     fn assert_same(derived: &MatchConfig, full: &MatchConfig) {
@@ -181,7 +182,8 @@ spsa: { iterations: 3 }
             games: Some(12),
             ..Overrides::default()
         };
-        let by_flag = MatchConfig::resolve(capped.resolved().clone(), &cfg.path, &over).unwrap();
+        let raw = capped.resolved().clone();
+        let by_flag = MatchConfig::resolve_with(raw, &cfg.path, &over, &["spsa"]).unwrap();
         assert_same(&d, &by_flag);
 
         let d = cfg.with_name("other").unwrap();
@@ -189,7 +191,12 @@ spsa: { iterations: 3 }
         assert_eq!(d.name, "other");
         let d = cfg.without_section("spsa");
         assert!(cfg.resolved().section("spsa").is_some());
-        assert_same(&d, &reresolve(&cfg, |r| r.spsa = None));
+        assert_same(
+            &d,
+            &reresolve(&cfg, |r| {
+                r.sections.remove("spsa");
+            }),
+        );
     }
 
     #[test]

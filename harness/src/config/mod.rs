@@ -7,6 +7,13 @@
 //! a parsed time control and engine [`crate::players::PlayerSpec`]s. Errors
 //! are [`ConfigError`]s naming the file and the key. [`flags`] translates a
 //! fastchess or cutechess-cli command line into the same raw config.
+//!
+//! The schema names no command built on a match: their blocks (`build:`,
+//! `spsa:`, ...) stay raw YAML in [`RawConfig::sections`], each loader says
+//! which it accepts ([`MatchConfig::load_with`]) and the owner parses its
+//! own ([`MatchConfig::section`]). Variants of a resolved config (ab's
+//! builds, the gate's SPRT, verify matches) come from its methods in
+//! `derive.rs`, not from editing YAML and resolving it again.
 
 mod derive;
 mod error;

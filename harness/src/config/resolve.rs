@@ -220,13 +220,25 @@ impl MatchConfig {
         Self::resolve(raw, Path::new(name), &Overrides::default())
     }
 
-    /// Read, override and validate a config file.
+    /// Read, override and validate a config file that holds no other
+    /// command's block.
     pub fn load(path: &Path, overrides: &Overrides) -> Result<MatchConfig, ConfigError> {
+        Self::load_with(path, overrides, &[])
+    }
+
+    /// [`MatchConfig::load`] for a command that also accepts the blocks
+    /// `sections` (its own, and those of commands sharing its configs);
+    /// any other key is an error naming it.
+    pub fn load_with(
+        path: &Path,
+        overrides: &Overrides,
+        sections: &[&str],
+    ) -> Result<MatchConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::from_yaml(&text, path, overrides)
+        Self::from_yaml_with(&text, path, overrides, sections)
     }
 
     /// Parse and validate config text; `path` names the file in errors and
@@ -236,21 +248,43 @@ impl MatchConfig {
         path: &Path,
         overrides: &Overrides,
     ) -> Result<MatchConfig, ConfigError> {
+        Self::from_yaml_with(text, path, overrides, &[])
+    }
+
+    /// [`MatchConfig::from_yaml`] accepting the blocks `sections`.
+    pub fn from_yaml_with(
+        text: &str,
+        path: &Path,
+        overrides: &Overrides,
+        sections: &[&str],
+    ) -> Result<MatchConfig, ConfigError> {
         let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| ConfigError::Syntax {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        Self::resolve(raw, path, overrides)
+        Self::resolve_with(raw, path, overrides, sections)
     }
 
-    /// Validate a parsed config: each section in turn, in the order its
-    /// errors are reported, each filling its defaults into `raw` so that
-    /// the resolved config holds every effective value.
+    /// Validate a parsed config that holds no other command's block.
     pub fn resolve(
-        mut raw: RawConfig,
+        raw: RawConfig,
         path: &Path,
         overrides: &Overrides,
     ) -> Result<MatchConfig, ConfigError> {
+        Self::resolve_with(raw, path, overrides, &[])
+    }
+
+    /// Validate a parsed config whose other blocks may be `sections`:
+    /// each section in turn, in the order its errors are reported, each
+    /// filling its defaults into `raw` so that the resolved config holds
+    /// every effective value.
+    pub fn resolve_with(
+        mut raw: RawConfig,
+        path: &Path,
+        overrides: &Overrides,
+        sections: &[&str],
+    ) -> Result<MatchConfig, ConfigError> {
+        check_sections(&raw, path, sections)?;
         let base = config_dir(path);
         apply_overrides(&mut raw, overrides)?;
         let name = resolve_name(&mut raw, path)?;
@@ -335,6 +369,30 @@ pub(super) fn config_dir(path: &Path) -> PathBuf {
         base
     };
     std::fs::canonicalize(&base).unwrap_or(base)
+}
+
+/// Every key outside the match schema must be a block the command accepts.
+fn check_sections(raw: &RawConfig, path: &Path, accepted: &[&str]) -> Result<(), ConfigError> {
+    let Some(key) = raw
+        .sections
+        .keys()
+        .find(|k| !accepted.contains(&k.as_str()))
+    else {
+        return Ok(());
+    };
+    let blocks = if accepted.is_empty() {
+        String::new()
+    } else {
+        format!(", or a block of {}", accepted.join(", "))
+    };
+    Err(invalid(
+        path,
+        key.as_str(),
+        format!(
+            "unknown key (expected one of {}{blocks})",
+            RawConfig::KEYS.join(", ")
+        ),
+    ))
 }
 
 /// Command-line values replace the file's keys (checked as flags first).
@@ -1031,6 +1089,42 @@ time_control: nodes=500
             dir.path().join("o.epd").display()
         ));
         assert!(e.contains("openings.checksum"), "{e}");
+    }
+
+    /// Other commands' blocks are kept for their owners when the command
+    /// accepts them; any other key is refused, named.
+    #[test]
+    fn other_blocks_only_where_accepted() {
+        let text = format!("{GOOD}build: {{ cargo_args: [--locked] }}\ngate: null\n");
+        let path = Path::new("/tmp/x/test.yaml");
+        let o = Overrides::default();
+        let c = MatchConfig::from_yaml_with(&text, path, &o, &["build", "gate"]).unwrap();
+        assert_eq!(c.resolved().sections.len(), 2);
+        let build: serde_yaml::Value = c.section("build").unwrap().unwrap();
+        assert_eq!(build["cargo_args"][0], serde_yaml::Value::from("--locked"));
+        assert_eq!(c.section::<serde_yaml::Value>("gate").unwrap(), None);
+        // Written out and reloaded with the blocks.
+        let again = MatchConfig::from_yaml_with(&c.resolved_yaml(), path, &o, &["build", "gate"]);
+        assert_eq!(again.unwrap().resolved(), c.resolved());
+
+        let e = err(&text);
+        assert!(
+            e.contains("test.yaml: build: unknown key") && e.contains("max_start_failures"),
+            "{e}"
+        );
+        let e = MatchConfig::from_yaml_with(&text, path, &o, &["build"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("test.yaml: gate: unknown key") && e.contains("or a block of build"),
+            "{e}"
+        );
+        // A core key's own errors keep serde's path and position.
+        let e = err(&format!("{GOOD}sprt: {{ elo0: 0, elo1: 5, modle: x }}\n"));
+        assert!(
+            e.contains("sprt") && e.contains("modle") && e.contains("line"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The config file as written: serde structs that refuse unknown keys, with
+//! The config file as written: serde structs that refuse unknown keys
+//! (the top level keeps other commands' blocks for their owners), with
 //! every optional key an `Option` so that resolution can tell "absent" from
 //! "set". Nothing here checks values; [`super::resolve`] does.
 
@@ -10,9 +11,9 @@ use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
 use crate::stats::EloModel;
 
-/// The config file as written.
+/// The config file as written. Unknown keys are not refused here but land
+/// in `sections`; resolution refuses those the command does not accept.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct RawConfig {
     /// Run name (results folder prefix, PGN `Event`); default: file stem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,20 +49,14 @@ pub struct RawConfig {
     /// error (default 3; as cutechess-cli stops and fastchess `-recover` goes on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_start_failures: Option<u32>,
-    /// Blocks that belong to other commands, kept as raw YAML: `build:`
-    /// and `gate:` of `ab`/`gate`, the tuners' and the distributed runner's.
-    /// The match schema never depends on those commands' types;
-    /// [`super::MatchConfig::section`] hands each to its owner, which parses it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build: Option<serde_yaml::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<serde_yaml::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spsa: Option<serde_yaml::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub texel: Option<serde_yaml::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dist: Option<serde_yaml::Value>,
+    /// Every other top-level block, kept as raw YAML for the command that
+    /// owns it (`ab`'s `build:`, `tune spsa`'s `spsa:`, karsinta-dist's
+    /// `dist:`, ...). The match schema names none of them: a loader is told
+    /// which blocks its command accepts ([`super::MatchConfig::load_with`]),
+    /// refuses any other key, and [`super::MatchConfig::section`] hands
+    /// each block to its owner, which parses it.
+    #[serde(flatten)]
+    pub sections: BTreeMap<String, serde_yaml::Value>,
 }
 
 /// How engines are paired.
@@ -77,28 +72,31 @@ pub enum TournamentKind {
 }
 
 impl RawConfig {
-    /// The raw block of another command (`build`, `gate`, `spsa`, `texel`, `dist`).
+    /// The keys of the match schema itself, in file order.
+    pub const KEYS: &'static [&'static str] = &[
+        "name",
+        "engines",
+        "tournament",
+        "games",
+        "concurrency",
+        "seed",
+        "time_control",
+        "time_margin_ms",
+        "watchdog_ms",
+        "openings",
+        "adjudication",
+        "sprt",
+        "max_start_failures",
+    ];
+
+    /// The raw block `key` of another command.
     pub fn section(&self, key: &str) -> Option<&serde_yaml::Value> {
-        match key {
-            "build" => self.build.as_ref(),
-            "gate" => self.gate.as_ref(),
-            "spsa" => self.spsa.as_ref(),
-            "texel" => self.texel.as_ref(),
-            "dist" => self.dist.as_ref(),
-            _ => None,
-        }
+        self.sections.get(key)
     }
 
-    /// Drop the block `key` of another command (as [`RawConfig::section`]).
+    /// Drop the block `key` of another command.
     pub(super) fn remove_section(&mut self, key: &str) {
-        match key {
-            "build" => self.build = None,
-            "gate" => self.gate = None,
-            "spsa" => self.spsa = None,
-            "texel" => self.texel = None,
-            "dist" => self.dist = None,
-            _ => {}
-        }
+        self.sections.remove(key);
     }
 }
 

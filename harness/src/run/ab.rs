@@ -32,6 +32,10 @@ use crate::stats::fmt_opt;
 use crate::stats::two_decimals;
 use crate::stats::{Pentanomial, Trinomial};
 
+/// The config block `ab` and `gate` read: how to build a revision
+/// ([`crate::players::build::RawBuild`]).
+pub const SECTION: &str = "build";
+
 /// Why an A/B test or gate could not run. All of these are setup errors:
 /// engine failures during games are game results.
 #[derive(Debug, Error)]
@@ -543,11 +547,11 @@ pub fn prepare_pair(
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Prepared, Prepared), AbError> {
     let base_dir = cfg.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let build: Option<crate::players::build::RawBuild> = cfg.section("build")?;
+    let build: Option<crate::players::build::RawBuild> = cfg.section(SECTION)?;
     let mut settings = match &build {
         Some(raw) => BuildSettings::from_raw(raw, &base_dir).map_err(|e| ConfigError::Invalid {
             path: cfg.path.clone(),
-            key: "build".into(),
+            key: SECTION.into(),
             message: e.to_string(),
         })?,
         None => BuildSettings::default(),
@@ -576,7 +580,7 @@ pub fn run_ab(
     interrupt: Option<Arc<AtomicBool>>,
     log: &mut dyn FnMut(&str),
 ) -> Result<AbOutcome, AbError> {
-    let cfg = MatchConfig::load(&req.config, &req.overrides)?;
+    let cfg = MatchConfig::load_with(&req.config, &req.overrides, super::SECTIONS)?;
     let options = PrepareOptions {
         bench_depth: req.bench_depth,
         interrupt: interrupt.as_deref(),

@@ -10,16 +10,9 @@ use crate::config::MatchConfig;
 
 /// Keys of the resolved config that do not decide the games: they may
 /// change when a run is resumed.
-const RESUMABLE_KEYS: &[&str] = &[
-    "concurrency",
-    "max_start_failures",
-    // Other commands' blocks (the match does not read them).
-    "build",
-    "gate",
-    "spsa",
-    "texel",
-    "dist",
-];
+/// Other commands' blocks ([`crate::config::RawConfig::sections`]) are
+/// left out too: the match does not read them.
+const RESUMABLE_KEYS: &[&str] = &["concurrency", "max_start_failures"];
 
 /// Every value of the resolved config that decides the games, by key path
 /// (`engines[1].params.null_move_r`, `time_control`, `seed`, ...).
@@ -59,8 +52,10 @@ pub fn config_fingerprint(cfg: &MatchConfig) -> BTreeMap<String, String> {
     if let Ok(v) = serde_yaml::to_value(cfg.resolved()) {
         walk("", &v, &mut out);
     }
+    let blocks = cfg.resolved().sections.keys().map(String::as_str);
+    let left_out: Vec<&str> = RESUMABLE_KEYS.iter().copied().chain(blocks).collect();
     out.retain(|k, _| {
-        !RESUMABLE_KEYS
+        !left_out
             .iter()
             .any(|r| k == r || k.starts_with(&format!("{r}.")) || k.starts_with(&format!("{r}[")))
     });

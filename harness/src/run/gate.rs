@@ -25,6 +25,9 @@ use crate::run::tally::SprtVerdict;
 use crate::run::{claim_new_run_dir, remove_if_empty, run_match, RunOptions};
 use crate::stats::EloModel;
 
+/// The config block the gate reads ([`RawGate`]).
+pub const SECTION: &str = "gate";
+
 /// The candidate is not worse (H1 accepted).
 pub const EXIT_PASS: u8 = 0;
 /// The candidate is worse (H0 accepted).
@@ -167,8 +170,8 @@ fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
 
 /// Runs the gate. `Err` is a setup error ([`EXIT_SETUP`]).
 pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateReport, AbError> {
-    let cfg = MatchConfig::load(&req.config, &req.overrides)?;
-    let raw_gate: RawGate = cfg.section("gate")?.unwrap_or_default();
+    let cfg = MatchConfig::load_with(&req.config, &req.overrides, super::SECTIONS)?;
+    let raw_gate: RawGate = cfg.section(SECTION)?.unwrap_or_default();
     let policy = req
         .inconclusive
         .or(raw_gate.inconclusive)
@@ -357,6 +360,11 @@ pub fn write_markdown(path: Option<&Path>, text: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_lists_the_blocks_their_owners_declare() {
+        assert_eq!(crate::run::SECTIONS, [ab::SECTION, SECTION]);
+    }
 
     #[test]
     fn exit_codes() {

@@ -20,6 +20,17 @@ pub mod schedule;
 pub mod tally;
 
 pub use error::MatchError;
+
+/// The blocks of a match config that the commands built on a match read:
+/// [`ab::SECTION`] and [`gate::SECTION`], which own them (spelled out here
+/// so that this module does not import its children; the gate's tests
+/// check the two agree). The commands that play such a config accept them.
+pub const SECTIONS: &[&str] = &["build", "gate"];
+
+/// The block of karsinta-dist, which plays and tunes these same configs on
+/// many machines: a fleet test's config is one that `match` and `tune
+/// spsa` also run on one machine, leaving the block to its owner.
+pub const FLEET_SECTION: &str = "dist";
 pub use fingerprint::config_fingerprint;
 pub use folder::{claim_new_run_dir, remove_if_empty, stderr_log_name};
 pub use match_run::{run_match, PairObserver, RunOptions};

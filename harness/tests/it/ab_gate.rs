@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::players::build::{self, BuildCache, BuildError, BuildSettings, Checkout};
 use karsinta_harness::run::gate::InconclusivePolicy;
+use karsinta_harness::run::SECTIONS;
 
 use crate::common::{summary_json, FAKE, KARSINTA};
 use karsinta_test_support::skip;
@@ -234,7 +235,8 @@ fn shipped_ab_and_gate_configs_are_complete() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
     for name in ["ab.yaml", "gate.yaml"] {
         let path = dir.join(name);
-        let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = MatchConfig::load_with(&path, &Overrides::default(), SECTIONS)
+            .unwrap_or_else(|e| panic!("{e}"));
         let raw: build::RawBuild = cfg.section("build").unwrap().expect("a build: block");
         let s = BuildSettings::from_raw(&raw, &dir).unwrap();
         assert_eq!(s.command, build::DEFAULT_BUILD_COMMAND, "{name}");
@@ -246,7 +248,8 @@ fn shipped_ab_and_gate_configs_are_complete() {
             "{name}: dev/candidate and base/baseline templates"
         );
     }
-    let gate = MatchConfig::load(&dir.join("gate.yaml"), &Overrides::default()).unwrap();
+    let gate =
+        MatchConfig::load_with(&dir.join("gate.yaml"), &Overrides::default(), SECTIONS).unwrap();
     let sprt = gate.sprt.unwrap();
     assert_eq!(sprt.elo1, 0.0, "a non-regression test");
     assert!(sprt.elo0 < 0.0);
@@ -258,7 +261,7 @@ fn shipped_ab_and_gate_configs_are_complete() {
     );
     // Builds go into git worktrees, as the default is.
     for name in ["ab.yaml", "gate.yaml"] {
-        let cfg = MatchConfig::load(&dir.join(name), &Overrides::default()).unwrap();
+        let cfg = MatchConfig::load_with(&dir.join(name), &Overrides::default(), SECTIONS).unwrap();
         let raw: build::RawBuild = cfg.section("build").unwrap().unwrap();
         let s = BuildSettings::from_raw(&raw, &dir).unwrap();
         assert_eq!(s.checkout, Checkout::Worktree, "{name}");

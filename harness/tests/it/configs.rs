@@ -46,13 +46,17 @@ fn every_config_loads() {
             }
             continue;
         }
-        let cfg = MatchConfig::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+        // ab.yaml and gate.yaml hold the blocks of those commands.
+        let blocks = karsinta_harness::run::SECTIONS;
+        let cfg = MatchConfig::load_with(&path, &Overrides::default(), blocks)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(cfg.engines.len() >= 2, "{}", path.display());
         // The resolved form reloads to the same engines and settings.
-        let again = MatchConfig::from_yaml(
+        let again = MatchConfig::from_yaml_with(
             &cfg.resolved_yaml(),
             &dir.join("resolved.yaml"),
             &Overrides::default(),
+            blocks,
         )
         .unwrap_or_else(|e| panic!("resolved {}: {e}", path.display()));
         assert_eq!(again.engines, cfg.engines, "{}", path.display());

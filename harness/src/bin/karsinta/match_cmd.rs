@@ -92,13 +92,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     dir.display()
                 ));
             }
-            let cfg = MatchConfig::load(&path, &overrides)
+            let cfg = MatchConfig::load_with(&path, &overrides, &other_blocks())
                 .map_err(|e| crate::common::UsageError(e.to_string()))?;
             (cfg, Some(dir.clone()), true)
         }
         None => {
             let path = args.config.as_ref().expect("clap requires CONFIG");
-            let cfg = MatchConfig::load(path, &overrides)
+            let cfg = MatchConfig::load_with(path, &overrides, &other_blocks())
                 .map_err(|e| crate::common::UsageError(e.to_string()))?;
             (cfg, args.out.clone(), false)
         }
@@ -215,6 +215,15 @@ fn finish(
         std::process::exit(i32::from(crate::common::EXIT_INTERRUPTED));
     }
     Ok(())
+}
+
+/// The other commands' blocks a config played by `match` may hold (they
+/// are not read): those of `ab` and `gate`, whose configs and run folders
+/// are matches too, and the fleet's, whose tests are ordinary matches.
+fn other_blocks() -> Vec<&'static str> {
+    let mut blocks = karsinta_harness::run::SECTIONS.to_vec();
+    blocks.push(karsinta_harness::run::FLEET_SECTION);
+    blocks
 }
 
 /// `karsinta match -engine cmd=... -each tc=... -rounds N ...`: a

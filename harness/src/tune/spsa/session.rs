@@ -58,6 +58,9 @@ impl SessionError {
     }
 }
 
+/// The config block `tune spsa` reads ([`RawSpsa`]).
+pub const SECTION: &str = "spsa";
+
 /// Read a tuning config: one engine, an `spsa:` block.
 pub fn load_config(
     path: &Path,
@@ -71,7 +74,9 @@ pub fn load_config(
 }
 
 /// [`load_config`] from the config's text (`path` names it in errors and
-/// anchors its relative paths), e.g. one stored in a database.
+/// anchors its relative paths), e.g. one stored in a database. Beside
+/// `spsa:` it accepts the fleet's block (the same config tunes on many
+/// machines).
 pub fn load_config_text(
     text: &str,
     path: &Path,
@@ -109,10 +114,11 @@ pub fn load_config_text(
         concurrency,
         ..Overrides::default()
     };
-    let cfg = MatchConfig::resolve(two, path, &overrides)?;
-    let raw_spsa: RawSpsa = cfg.section("spsa")?.ok_or_else(|| ConfigError::Invalid {
+    let accepted = [SECTION, crate::run::FLEET_SECTION];
+    let cfg = MatchConfig::resolve_with(two, path, &overrides, &accepted)?;
+    let raw_spsa: RawSpsa = cfg.section(SECTION)?.ok_or_else(|| ConfigError::Invalid {
         path: path.to_path_buf(),
-        key: "spsa".into(),
+        key: SECTION.into(),
         message: "missing: a tuning config needs an spsa: block".into(),
     })?;
     let setup = setup::resolve(&raw_spsa, &cfg.engines[0], path)?;
@@ -375,7 +381,7 @@ impl Session {
         let name = format!("{}-verify", self.cfg.name);
         Ok(self
             .cfg
-            .without_section("spsa")
+            .without_section(SECTION)
             .with_name(&name)?
             .with_engines(engines)?
             .with_games(games)?
