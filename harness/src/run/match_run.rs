@@ -1,36 +1,37 @@
-//! Running a match or tournament into a run folder: the schedule's game
-//! pairs, played by [`crate::play::pairs::play_pairs`], and the record of
-//! each finished pair (PGN, then ledger, then counts, summary and progress),
-//! which stops an SPRT once a bound is crossed. Only the runner's callback
-//! counts: after a stop or an interrupt whatever still arrives is dropped,
-//! so `games.pgn`, the ledger and `summary.json` always agree.
+//! Running a match or tournament into a run folder, in steps: check and
+//! claim the folder, replay its ledger (a resumed run's counted pairs), play
+//! the schedule's remaining pairs with [`crate::play::pairs::play_pairs`],
+//! make each finished pair durable ([`PairRecorder`]: PGN, then ledger),
+//! count it, and hand it to the run's [`PairListener`]s (summary file,
+//! progress, observer, SPRT stop). Only the runner's callback counts: after
+//! a stop or an interrupt whatever still arrives is dropped, so `games.pgn`,
+//! the ledger and `summary.json` always agree.
 
 use std::collections::HashSet;
-use std::io::{IsTerminal as _, Write as _};
+use std::fs::File;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressStyle};
-
 use super::error::{io_err, MatchError};
 use super::fingerprint::{check_resumed_config, config_fingerprint, ResumeWrites};
 use super::folder::{check_new_run_dir, rewrite_pgn, stderr_log_name, write_new, write_replace};
-use super::schedule::{build_schedule, match_openings, round_tag, total_pairs};
+use super::listeners::{
+    Observer, PairListener, PairObserver, ProgressPrinter, SprtStop, SummaryFile,
+};
+use super::schedule::{build_schedule, match_openings, round_tag, total_pairs, Schedule};
 use crate::config::MatchConfig;
 use crate::formats::pgn_write::{self, MatchTags, UtcTime};
 use crate::play::pairs::PlayerFactory;
 use crate::play::pairs::{
-    check_concurrency, play_pairs, Ended, Flow, PairJob, PlayOptions, RunnerError,
+    check_concurrency, play_pairs, Ended, FinishedPair, Flow, PairJob, PlayOptions, RunnerError,
 };
 use crate::players::{PlayerKind, PlayerSpec};
 use crate::report::summary::Summary;
 use crate::run::ledger::{Ledger, PairEntry};
 use crate::run::tally::{RunStatus, Tally};
 use crate::stats::SprtDecision;
-
-/// Called with each counted pair and the summary after it (`--json-lines`).
-pub type PairObserver = Arc<dyn Fn(&PairEntry, &Summary) + Send + Sync>;
 
 /// How to run.
 #[derive(Clone, Default)]
@@ -65,26 +66,9 @@ pub struct RunOptions {
 /// and a new run's folder stays untouched when a check fails.
 pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchError> {
     let out = &opts.out_dir;
-    let ledger_path = out.join("ledger.jsonl");
-    let pgn_path = out.join("games.pgn");
-    let summary_path = out.join("summary.json");
-    let fingerprint_path = out.join("fingerprint.json");
     if !opts.resume {
         check_new_run_dir(out)?;
     }
-
-    let specs: Vec<PlayerSpec> = cfg
-        .engines
-        .iter()
-        .map(|s| {
-            let mut s = s.clone();
-            if !matches!(s.kind, PlayerKind::InProcess(_)) {
-                s.stderr_log = Some(out.join(stderr_log_name(&s.name)));
-            }
-            s
-        })
-        .collect();
-
     let (openings, with_openings, recorded) = match_openings(cfg)?;
     // Recorded in the run's config.yaml: `--resume` checks them.
     let resolved = match recorded {
@@ -92,9 +76,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         None => cfg.clone(),
     };
     let total_pairs = total_pairs(cfg);
-
     let fingerprint = config_fingerprint(&resolved);
-    let fingerprint_text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default() + "\n";
     let writes = if opts.resume {
         check_resumed_config(out, &fingerprint)?
     } else {
@@ -106,17 +88,79 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     // From `cfg.engines`, without stderr logs: the folder may not exist yet.
     let schedule = build_schedule(cfg, openings)?;
 
-    // Claim the folder: a new run creates config.yaml exclusively (a second
-    // run started into the same folder finds it taken), then the
-    // fingerprint, each whole, and the ledger last, so that a folder with a
-    // ledger always has what `--resume` needs. The ledger's lock keeps a
-    // second process (a double resume) out while this one writes.
+    let fingerprint_text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default() + "\n";
+    let lock = claim_folder(out, &resolved, &fingerprint_text, &writes, opts.resume)?;
+    let replayed = replay_ledger(out, cfg, &schedule, total_pairs, opts.resume)?;
+    let mut listeners = listeners(out, total_pairs, opts);
+    let date = UtcTime::now().pgn_date();
+    let recorder = PairRecorder::open(
+        out,
+        &schedule,
+        with_openings,
+        MatchTags {
+            event: &cfg.name,
+            date: &date,
+            tc: &cfg.settings.tc,
+        },
+    )?;
+    let result = play_and_count(cfg, opts, &schedule, recorder, replayed, &mut listeners);
+    drop(lock);
+    let (tally, counted) = result?;
+
+    rewrite_pgn(&out.join("games.pgn"), &counted)?;
+    let status = match tally.decision() {
+        Some(SprtDecision::H0 | SprtDecision::H1) => RunStatus::Stopped,
+        _ if counted.len() as u64 >= total_pairs => RunStatus::Finished,
+        _ if requested(&opts.interrupt) => RunStatus::Interrupted,
+        _ => RunStatus::Halted,
+    };
+    let summary = Summary::build(cfg, &tally, status);
+    for l in &mut listeners {
+        l.ended(&summary)?;
+    }
+    Ok(summary)
+}
+
+fn requested(flag: &Option<Arc<AtomicBool>>) -> bool {
+    flag.as_ref().is_some_and(|f| f.load(Ordering::SeqCst))
+}
+
+/// The engines as the run plays them: each external engine's stderr goes to
+/// its log in the run folder.
+fn player_specs(cfg: &MatchConfig, out: &Path) -> Vec<PlayerSpec> {
+    cfg.engines
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            if !matches!(s.kind, PlayerKind::InProcess(_)) {
+                s.stderr_log = Some(out.join(stderr_log_name(&s.name)));
+            }
+            s
+        })
+        .collect()
+}
+
+/// Claim the folder: a new run creates config.yaml exclusively (a second
+/// run started into the same folder finds it taken), then the fingerprint,
+/// each whole, and the ledger last, so that a folder with a ledger always
+/// has what `--resume` needs. The returned lock on the ledger keeps a
+/// second process (a double resume) out while this one writes.
+fn claim_folder(
+    out: &Path,
+    resolved: &MatchConfig,
+    fingerprint_text: &str,
+    writes: &ResumeWrites,
+    resume: bool,
+) -> Result<File, MatchError> {
+    let fingerprint_path = out.join("fingerprint.json");
+    let pgn_path = out.join("games.pgn");
+    let ledger_path = out.join("ledger.jsonl");
     std::fs::create_dir_all(out).map_err(io_err(out))?;
-    if !opts.resume {
+    if !resume {
         if !write_new(&out.join("config.yaml"), &resolved.resolved_yaml())? {
-            return Err(MatchError::InUse(out.clone()));
+            return Err(MatchError::InUse(out.to_path_buf()));
         }
-        write_replace(&fingerprint_path, &fingerprint_text)?;
+        write_replace(&fingerprint_path, fingerprint_text)?;
         std::fs::write(&pgn_path, "").map_err(io_err(&pgn_path))?;
     }
     let lock = std::fs::OpenOptions::new()
@@ -125,17 +169,34 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         .open(&ledger_path)
         .map_err(io_err(&ledger_path))?;
     if lock.try_lock().is_err() {
-        return Err(MatchError::InUse(out.clone()));
+        return Err(MatchError::InUse(out.to_path_buf()));
     }
     if writes.config {
         write_replace(&out.join("config.yaml"), &resolved.resolved_yaml())?;
     }
     if writes.fingerprint {
-        write_replace(&fingerprint_path, &fingerprint_text)?;
+        write_replace(&fingerprint_path, fingerprint_text)?;
     }
+    Ok(lock)
+}
 
-    // Replay the ledger: finished pairs are counted once, in finishing order.
-    let (mut ledger, done) = Ledger::open(&ledger_path)?;
+/// The run's state from its ledger: finished pairs counted once, in
+/// finishing order, and the pairs still to play.
+struct Replayed {
+    ledger: Ledger,
+    tally: Tally,
+    counted: HashSet<u64>,
+    pending: Vec<u64>,
+}
+
+fn replay_ledger(
+    out: &Path,
+    cfg: &MatchConfig,
+    schedule: &Schedule,
+    total_pairs: u64,
+    resume: bool,
+) -> Result<Replayed, MatchError> {
+    let (ledger, done) = Ledger::open(&out.join("ledger.jsonl"))?;
     let mut tally = Tally::new(schedule.pairings.clone(), cfg.sprt);
     let mut counted: HashSet<u64> = HashSet::new();
     for e in &done {
@@ -147,54 +208,113 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             counted.insert(e.pair);
         }
     }
-    if opts.resume {
-        rewrite_pgn(&pgn_path, &counted)?;
+    if resume {
+        rewrite_pgn(&out.join("games.pgn"), &counted)?;
     }
     let pending: Vec<u64> = if tally.decision().is_some() {
         Vec::new()
     } else {
         (0..total_pairs).filter(|p| !counted.contains(p)).collect()
     };
+    Ok(Replayed {
+        ledger,
+        tally,
+        counted,
+        pending,
+    })
+}
 
-    let bar = if opts.quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(total_pairs * 2);
-        if let Ok(style) =
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}")
-        {
-            b.set_style(style.progress_chars("=> "));
+/// The run's listeners, in the order they hear each pair.
+fn listeners(out: &Path, total_pairs: u64, opts: &RunOptions) -> Vec<Box<dyn PairListener>> {
+    let mut l: Vec<Box<dyn PairListener>> = vec![
+        Box::new(SummaryFile::new(out.join("summary.json"))),
+        Box::new(ProgressPrinter::new(
+            total_pairs,
+            opts.quiet,
+            opts.pair_lines,
+        )),
+    ];
+    if let Some(observe) = &opts.observer {
+        l.push(Box::new(Observer(Arc::clone(observe))));
+    }
+    l.push(Box::new(SprtStop));
+    l
+}
+
+/// Makes a finished pair durable before it counts: its games appended to
+/// `games.pgn` and synced, then its ledger line. Resume drops PGN games of
+/// pairs without a ledger line.
+struct PairRecorder<'a> {
+    pgn_file: File,
+    pgn_path: PathBuf,
+    schedule: &'a Schedule,
+    with_openings: bool,
+    tags: MatchTags<'a>,
+}
+
+impl<'a> PairRecorder<'a> {
+    fn open(
+        out: &Path,
+        schedule: &'a Schedule,
+        with_openings: bool,
+        tags: MatchTags<'a>,
+    ) -> Result<PairRecorder<'a>, MatchError> {
+        let pgn_path = out.join("games.pgn");
+        let pgn_file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&pgn_path)
+            .map_err(io_err(&pgn_path))?;
+        Ok(PairRecorder {
+            pgn_file,
+            pgn_path,
+            schedule,
+            with_openings,
+            tags,
+        })
+    }
+
+    fn record(
+        &mut self,
+        finished: &FinishedPair,
+        ledger: &mut Ledger,
+    ) -> Result<PairEntry, MatchError> {
+        let mut text = String::new();
+        for (i, g) in finished.games.iter().enumerate() {
+            pgn_write::write_game(&mut text, g, &round_tag(finished.job.pair, i), &self.tags);
         }
-        b
-    };
-    let pair_lines = opts
-        .pair_lines
-        .unwrap_or(!opts.quiet && !std::io::stderr().is_terminal());
-    bar.set_position(tally.games());
-    let write_summary = |tally: &Tally, status: RunStatus| -> Result<Summary, MatchError> {
-        let s = Summary::build(cfg, tally, status);
-        s.write_atomic(&summary_path)
-            .map_err(io_err(&summary_path))?;
-        Ok(s)
-    };
-    let s = write_summary(&tally, RunStatus::Running)?;
-    bar.set_message(s.progress_line());
+        self.pgn_file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.pgn_file.flush())
+            .and_then(|()| self.pgn_file.sync_data())
+            .map_err(io_err(&self.pgn_path))?;
+        let (pairing, opening) = self.schedule.of(finished.job.pair);
+        let e = finished.entry(pairing, self.with_openings.then_some(opening.id));
+        ledger.append(&e)?;
+        Ok(e)
+    }
+}
 
-    let requested =
-        |flag: &Option<Arc<AtomicBool>>| flag.as_ref().is_some_and(|f| f.load(Ordering::SeqCst));
-    let interrupted = || requested(&opts.interrupt);
-    let date = UtcTime::now().pgn_date();
-    let tags = MatchTags {
-        event: &cfg.name,
-        date: &date,
-        tc: &cfg.settings.tc,
-    };
-    let mut pgn_file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&pgn_path)
-        .map_err(io_err(&pgn_path))?;
-
+/// Play the pending pairs; record, count and announce each finished one.
+/// Returns the final counts and the counted pairs.
+fn play_and_count(
+    cfg: &MatchConfig,
+    opts: &RunOptions,
+    schedule: &Schedule,
+    mut recorder: PairRecorder<'_>,
+    replayed: Replayed,
+    listeners: &mut [Box<dyn PairListener>],
+) -> Result<(Tally, HashSet<u64>), MatchError> {
+    let Replayed {
+        mut ledger,
+        mut tally,
+        mut counted,
+        pending,
+    } = replayed;
+    let start = Summary::build(cfg, &tally, RunStatus::Running);
+    for l in listeners.iter_mut() {
+        l.started(&start)?;
+    }
     let jobs = pending.into_iter().map(|pair| {
         let (pairing, opening) = schedule.of(pair);
         let p = schedule.pairings[pairing];
@@ -213,72 +333,39 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         max_start_failures: cfg.max_start_failures,
         aborted: None,
     };
+    let specs = player_specs(cfg, &opts.out_dir);
     let played = play_pairs(&specs, &cfg.settings, jobs, &play, |finished| {
-        // PGN first (on disk), then the ledger: a pair is counted only once
-        // its games are durable, and resume drops PGN games of uncounted
-        // pairs.
-        let mut text = String::new();
-        for (i, g) in finished.games.iter().enumerate() {
-            pgn_write::write_game(&mut text, g, &round_tag(finished.job.pair, i), &tags);
-        }
-        pgn_file
-            .write_all(text.as_bytes())
-            .and_then(|()| pgn_file.flush())
-            .and_then(|()| pgn_file.sync_data())
-            .map_err(io_err(&pgn_path))?;
-        let (pairing, opening) = schedule.of(finished.job.pair);
-        let e = finished.entry(pairing, with_openings.then_some(opening.id));
-        ledger.append(&e)?;
+        let e = recorder.record(&finished, &mut ledger)?;
         counted.insert(e.pair);
-        let decided = tally.add(&e).is_some();
-        let s = write_summary(&tally, RunStatus::Running)?;
-        bar.set_position(tally.games());
-        bar.set_message(s.progress_line());
-        if pair_lines {
-            eprintln!(
-                "pair {}/{} ({} games): {}",
-                tally.pairs,
-                total_pairs,
-                tally.games(),
-                s.progress_line()
-            );
+        tally.add(&e);
+        let s = Summary::build(cfg, &tally, RunStatus::Running);
+        let mut flow = Flow::Continue;
+        for l in listeners.iter_mut() {
+            if l.counted(&e, &s)? == Flow::Stop {
+                flow = Flow::Stop;
+            }
         }
-        if let Some(observe) = &opts.observer {
-            observe(&e, &s);
-        }
-        Ok(if decided { Flow::Stop } else { Flow::Continue })
+        Ok(flow)
     });
-    drop(lock);
     match played {
-        Ok(Ended::Exhausted | Ended::Stopped | Ended::Halted) => {}
-        Err(RunnerError::Callback(e)) => return Err(e),
+        Ok(Ended::Exhausted | Ended::Stopped | Ended::Halted) => Ok((tally, counted)),
+        Err(RunnerError::Callback(e)) => Err(e),
         Err(RunnerError::Unsupported { opening, message }) => {
-            return Err(MatchError::Unsupported { opening, message })
+            Err(MatchError::Unsupported { opening, message })
         }
-        Err(RunnerError::BadOpening { id, message }) => {
-            return Err(MatchError::BadOpening { id, message })
-        }
+        Err(RunnerError::BadOpening { id, message }) => Err(MatchError::BadOpening { id, message }),
         Err(e @ RunnerError::EngineLost { .. }) => {
             // What was counted stays counted and resumable.
-            let _ = write_summary(&tally, RunStatus::Halted);
-            bar.finish_and_clear();
-            return Err(MatchError::Runner(format!(
+            let halted = Summary::build(cfg, &tally, RunStatus::Halted);
+            for l in listeners.iter_mut() {
+                let _ = l.ended(&halted);
+            }
+            Err(MatchError::Runner(format!(
                 "{e}; the {} finished games are kept: fix the engine and continue with --resume",
                 tally.games()
-            )));
+            )))
         }
-        Err(RunnerError::Thread(e)) => return Err(io_err(Path::new("worker thread"))(e)),
-        Err(RunnerError::Concurrency(e)) => return Err(e.into()),
+        Err(RunnerError::Thread(e)) => Err(io_err(Path::new("worker thread"))(e)),
+        Err(RunnerError::Concurrency(e)) => Err(e.into()),
     }
-
-    rewrite_pgn(&pgn_path, &counted)?;
-    let status = match tally.decision() {
-        Some(SprtDecision::H0 | SprtDecision::H1) => RunStatus::Stopped,
-        _ if counted.len() as u64 >= total_pairs => RunStatus::Finished,
-        _ if interrupted() => RunStatus::Interrupted,
-        _ => RunStatus::Halted,
-    };
-    let summary = write_summary(&tally, status)?;
-    bar.finish_and_clear();
-    Ok(summary)
 }
