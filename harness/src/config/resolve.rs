@@ -569,7 +569,7 @@ fn resolve_inprocess(
                 path,
                 key(&format!("options.{k}")),
                 format!(
-                    "{why} (an in-process engine accepts Hash, Threads: 1 and its parameter names)"
+                    "{why} (an in-process engine accepts Hash, Threads (1 to 64) and its parameter names)"
                 ),
             ));
         }
@@ -995,7 +995,7 @@ time_control: nodes=500
             e.contains("engines[1].options.Threds") && e.contains("Threds"),
             "{e}"
         );
-        let e = err(&with("    options: { Threads: 2 }"));
+        let e = err(&with("    options: { Threads: 65 }"));
         assert!(e.contains("engines[1].options.Threads"), "{e}");
         let e = err(&with("    options: { Hash: lots }"));
         assert!(e.contains("engines[1].options.Hash"), "{e}");

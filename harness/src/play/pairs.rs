@@ -280,13 +280,35 @@ fn check_concurrency_on(
         TimeControl::MoveTime(_) => "searches less than its time per move assumes",
         TimeControl::Nodes(_) | TimeControl::Depth(_) => return Ok(None),
     };
-    Ok((workers > cores).then(|| {
-        format!(
+    if workers > cores {
+        return Ok(Some(format!(
             "concurrency {workers} is more than the {cores} cores of this machine: at {tc} \
              each engine then thinks with less than a core and {effect}; use at most {cores} \
              unless that is what you want"
+        )));
+    }
+    // Only the side to move thinks (no pondering): a game needs the
+    // threads of its larger engine.
+    let threads = engines.iter().map(threads_of).max().unwrap_or(1);
+    let need = workers.saturating_mul(threads);
+    Ok((need > cores).then(|| {
+        format!(
+            "concurrency {workers} with {threads} threads per engine needs {need} cores, but \
+             this machine has {cores}: at {tc} each engine then {effect}; set concurrency to {} \
+             or less",
+            (cores / threads).max(1)
         )
     }))
+}
+
+/// An engine's `Threads` option (1 where unset or unreadable).
+fn threads_of(spec: &PlayerSpec) -> usize {
+    spec.options
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("threads"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// `MemAvailable` from /proc/meminfo (Linux), in MB.
@@ -685,5 +707,20 @@ mod tests {
             let tc: TimeControl = tc.parse().unwrap();
             assert_eq!(check_concurrency_on(&two, &tc, 16, 2, None), Ok(None));
         }
+    }
+
+    #[test]
+    fn threads_per_engine_count_against_the_cores_on_a_clock() {
+        let mut smp = [engine("a", None), engine("b", None)];
+        smp[1].options.push(("Threads".into(), "2".into()));
+        let tc: TimeControl = "10+0.1".parse().unwrap();
+        // One game at a time with two threads fits two cores; two do not.
+        assert_eq!(check_concurrency_on(&smp, &tc, 1, 2, None), Ok(None));
+        let w = check_concurrency_on(&smp, &tc, 2, 2, None).unwrap();
+        let w = w.expect("a warning");
+        assert!(w.contains("2 threads per engine needs 4 cores"), "{w}");
+        assert!(w.ends_with("set concurrency to 1 or less"), "{w}");
+        let nodes: TimeControl = "nodes=100".parse().unwrap();
+        assert_eq!(check_concurrency_on(&smp, &nodes, 2, 2, None), Ok(None));
     }
 }

@@ -17,6 +17,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use karsinta_engine::params::ParamError;
+use karsinta_engine::search::THREADS_MAX;
 use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
 
@@ -46,6 +47,8 @@ pub struct InProcessPlayer {
     /// The parameters from the spec, which [`Player::configure`] starts from.
     base: Params,
     hash_mb: Option<usize>,
+    /// Search threads (`Threads`).
+    threads: usize,
     /// `None` after a panic: rebuilt by the next `new_game`.
     searcher: Option<Searcher>,
     game: Option<GamePosition>,
@@ -62,13 +65,14 @@ struct GamePosition {
 impl InProcessPlayer {
     /// A player searching with `params`. `options` are UCI-style
     /// `(name, value)` pairs: `Hash` (MB, default as over UCI), `Threads`
-    /// (must be 1) or any parameter of the table, applied on top of `params`.
+    /// (1 to [`THREADS_MAX`], Lazy SMP) or any parameter of the table, applied on top of `params`.
     pub fn new(
         name: String,
         mut params: Params,
         options: &[(String, String)],
     ) -> Result<Self, EngineError> {
         let mut hash_mb = None;
+        let mut threads = 1;
         for (key, value) in options {
             let bad = |why: String| EngineError::Start(format!("option {key}={value}: {why}"));
             if key.eq_ignore_ascii_case("hash") {
@@ -78,9 +82,10 @@ impl InProcessPlayer {
                     .map_err(|_| bad("not a size in MB".into()))?;
                 hash_mb = Some(mb);
             } else if key.eq_ignore_ascii_case("threads") {
-                if value.trim() != "1" {
-                    return Err(bad("the in-process player is single-threaded".into()));
-                }
+                threads = match value.trim().parse::<usize>() {
+                    Ok(n) if (1..=THREADS_MAX).contains(&n) => n,
+                    _ => return Err(bad(format!("not a thread count from 1 to {THREADS_MAX}"))),
+                };
             } else {
                 params
                     .set_by_name(key, value)
@@ -92,6 +97,7 @@ impl InProcessPlayer {
             base: params.clone(),
             params,
             hash_mb,
+            threads,
             searcher: None,
             game: None,
             watchdog: Watchdog::default(),
@@ -102,6 +108,8 @@ impl InProcessPlayer {
         let mut searcher = Searcher::new(self.params.clone());
         // The UCI front end's default, so both paths search alike.
         searcher.set_hash_mb(self.hash_mb.unwrap_or(HASH_DEFAULT_MB));
+        // Lazy SMP: more than one thread is not deterministic at fixed nodes.
+        searcher.set_threads(self.threads);
         searcher
     }
 
@@ -412,9 +420,27 @@ mod tests {
 
     #[test]
     fn options_are_checked() {
-        let ok = [("Hash".to_string(), "8".to_string())];
-        assert!(InProcessPlayer::new("a".into(), Params::default(), &ok).is_ok());
-        for bad in [("Hash", "lots"), ("Threads", "2"), ("no_such_param", "1")] {
+        for ok in [
+            ("Hash", "8"),
+            ("Threads", "1"),
+            ("Threads", "2"),
+            ("Threads", "64"),
+        ] {
+            let opts = [(ok.0.to_string(), ok.1.to_string())];
+            let p = InProcessPlayer::new("a".into(), Params::default(), &opts);
+            assert!(p.is_ok(), "{ok:?}");
+            if ok.0 == "Threads" {
+                let threads = p.unwrap().make_searcher().threads();
+                assert_eq!(threads.to_string(), ok.1);
+            }
+        }
+        for bad in [
+            ("Hash", "lots"),
+            ("Threads", "0"),
+            ("Threads", "65"),
+            ("Threads", "two"),
+            ("no_such_param", "1"),
+        ] {
             let opts = [(bad.0.to_string(), bad.1.to_string())];
             let err = InProcessPlayer::new("a".into(), Params::default(), &opts).err();
             assert!(matches!(err, Some(EngineError::Start(_))), "{bad:?}");
