@@ -447,13 +447,19 @@ pub fn circles(g: &Graph) -> Vec<Vec<String>> {
     t.out
 }
 
-/// The workspace's member folders that hold a `Cargo.toml` with sources.
+/// The workspace's members (the `members = [...]` list of its
+/// `Cargo.toml`) that hold sources.
 pub fn members(workspace: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(workspace)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
+    let manifest = fs::read_to_string(workspace.join("Cargo.toml")).unwrap_or_default();
+    let list = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .unwrap_or("");
+    let mut out: Vec<PathBuf> = list
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(|m| workspace.join(m))
         .filter(|p| p.join("Cargo.toml").exists() && p.join("src").is_dir())
         .collect();
     out.sort();

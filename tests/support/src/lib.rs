@@ -9,12 +9,14 @@
 
 pub mod fake_engine;
 mod oracle;
+mod output;
 
 pub use oracle::{replay_with_python_chess, PGN_ORACLE};
+pub use output::text;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// Whether a missing tool fails the test instead of skipping it (CI sets it).
 pub fn required() -> bool {
@@ -156,16 +158,6 @@ pub fn git() -> Option<PathBuf> {
     }
     skip("git", "`git --version` fails", "install git");
     None
-}
-
-/// Stdout and stderr of a finished command, for assertion messages.
-pub fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// Environment variable naming the test a child run of the same test binary

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::text;
+use crate::output::text;
 
 /// The PGN oracle: replays every game of `pgn` with python-chess (an
 /// implementation of the rules independent of the harness's shakmaty) and
