@@ -201,3 +201,16 @@ pub fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
     }
     out
 }
+
+/// Whether process `pid` is gone: reaped, or a zombie waiting for its
+/// (dead) parent's reaper.
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .is_none_or(|state| state == "Z"),
+    }
+}

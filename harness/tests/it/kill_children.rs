@@ -18,7 +18,7 @@ use karsinta_harness::players::{
 
 use karsinta_test_support::in_own_process;
 
-use crate::common::FAKE;
+use crate::common::{process_gone, FAKE};
 const HELPER_ENV: &str = "KARSINTA_TEST_PDEATHSIG_DIR";
 
 fn spec(args: &[&str]) -> PlayerSpec {
@@ -31,16 +31,6 @@ fn spec(args: &[&str]) -> PlayerSpec {
         options: vec![],
         init_timeout: Duration::from_secs(5),
         stderr_log: None,
-    }
-}
-
-fn process_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|s| s.trim_start().starts_with('Z')),
     }
 }
 

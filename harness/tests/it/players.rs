@@ -18,7 +18,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
 
-use crate::common::FAKE;
+use crate::common::{process_gone, FAKE};
 
 fn spec(cmd: impl Into<PathBuf>, args: &[&str]) -> PlayerSpec {
     PlayerSpec {
@@ -90,17 +90,6 @@ fn play(p: &mut dyn Player, moves: &mut Vec<String>, plies: usize) {
             m.uci
         );
         moves.push(m.uci);
-    }
-}
-
-fn process_gone(pid: u32) -> bool {
-    // Reaped processes vanish; an unreaped one shows as a zombie.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|s| s.trim_start().starts_with('Z')),
     }
 }
 

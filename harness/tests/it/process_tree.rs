@@ -7,17 +7,13 @@ use std::time::{Duration, Instant};
 
 use crate::common::{EPD, FAKE, KARSINTA};
 
-/// Whether `pid` is gone (or a zombie waiting for a reaper).
+/// Whether `pid` (a number read from a pid file) is gone.
 fn dead(pid: &str) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let state = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .next()
-        .unwrap_or("");
-    stat.is_empty() || state == "Z"
+    let pid = pid
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("not a pid: {pid:?}"));
+    crate::common::process_gone(pid)
 }
 
 #[test]
