@@ -811,44 +811,19 @@ fn engine_from_keys(
     notes: &mut Vec<String>,
 ) -> Result<(RawEngine, RunLimits), FlagError> {
     let flag = "-engine";
-    let mut engine = RawEngine {
-        name: String::new(),
-        kind: Some(RawKind::Uci),
-        cmd: None,
-        args: Vec::new(),
-        dir: None,
-        options: BTreeMap::new(),
-        init_timeout_ms,
-        params_file: None,
-        params: None,
-    };
+    let mut engine = super::engine::blank();
+    engine.init_timeout_ms = init_timeout_ms;
     let mut mine = RunLimits::new();
     for (k, v) in each.iter().chain(own) {
-        if let Some(opt) = k.strip_prefix("option.") {
-            engine
-                .options
-                .insert(opt.to_string(), serde_yaml::Value::String(v.clone()));
+        if super::engine::apply_key(&mut engine, k, v).map_err(|why| unsupported(flag, why))? {
+            if k == "dir" {
+                // Absolute here: a printed config must not depend on
+                // where it is saved.
+                engine.dir = Some(absolute(v));
+            }
             continue;
         }
         match k.as_str() {
-            "cmd" => engine.cmd = Some(v.clone()),
-            "name" => engine.name = v.clone(),
-            "args" => engine.args.extend(v.split_whitespace().map(str::to_string)),
-            "arg" => engine.args.push(v.clone()),
-            "dir" => engine.dir = Some(absolute(v)),
-            "proto" => {
-                engine.kind = Some(match v.as_str() {
-                    "uci" => RawKind::Uci,
-                    "xboard" => RawKind::Xboard,
-                    "inprocess" => RawKind::Inprocess,
-                    _ => {
-                        return Err(unsupported(
-                            flag,
-                            format!("proto={v}: uci, xboard or inprocess"),
-                        ))
-                    }
-                })
-            }
             "restart" => {
                 if parse_bool(flag, k, v)? {
                     return Err(unsupported(
@@ -882,12 +857,7 @@ fn engine_from_keys(
         }
     }
     if engine.name.is_empty() {
-        engine.name = match &engine.cmd {
-            Some(c) => Path::new(c)
-                .file_name()
-                .map_or_else(|| c.clone(), |n| n.to_string_lossy().into_owned()),
-            None => "karsinta".to_string(),
-        };
+        engine.name = super::engine::default_name(&engine);
     }
     Ok((engine, mine))
 }

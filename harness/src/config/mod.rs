@@ -16,6 +16,7 @@
 //! `derive.rs`, not from editing YAML and resolving it again.
 
 mod derive;
+pub mod engine;
 mod error;
 pub mod flags;
 mod resolve;
@@ -23,8 +24,8 @@ mod schema;
 
 pub use error::ConfigError;
 pub use resolve::{
-    MatchConfig, OpeningsConfig, Overrides, DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS,
-    DEFAULT_WATCHDOG_MS,
+    resolve_engine_description, MatchConfig, OpeningsConfig, Overrides, DEFAULT_INIT_TIMEOUT_MS,
+    DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
 };
 pub use schema::{
     RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, TournamentKind,

@@ -113,14 +113,6 @@ fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> C
     }
 }
 
-/// Look a bare program name up in `PATH`.
-fn which(name: &str) -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
 fn absolute(base: &Path, p: &str) -> PathBuf {
     let p = Path::new(p);
     let joined = if p.is_absolute() {
@@ -461,6 +453,17 @@ pub(super) fn resolve_engines(
     Ok(engines)
 }
 
+/// One engine described outside a config file (`karsinta suite --engine`),
+/// resolved as a config's `engines:` entry, relative paths from `base`;
+/// `key` names its keys in errors (see [`super::engine`]).
+pub fn resolve_engine_description(
+    mut engine: RawEngine,
+    base: &Path,
+    key: &dyn Fn(&str) -> String,
+) -> Result<PlayerSpec, ConfigError> {
+    resolve_engine(&mut engine, key, base, base)
+}
+
 /// One engine (`key` names its keys in errors); fills its defaults in.
 fn resolve_engine(
     e: &mut RawEngine,
@@ -608,7 +611,7 @@ fn resolve_command(
     } else {
         // A bare name is looked up in PATH; unresolved names are kept (the
         // engine then fails to start, as a result).
-        which(cmd).unwrap_or_else(|| PathBuf::from(cmd))
+        super::engine::which(cmd).unwrap_or_else(|| PathBuf::from(cmd))
     };
     e.cmd = Some(resolved.display().to_string());
     Ok(resolved)
@@ -1089,6 +1092,33 @@ time_control: nodes=500
             dir.path().join("o.epd").display()
         ));
         assert!(e.contains("openings.checksum"), "{e}");
+    }
+
+    /// One engine written as YAML, as a fastchess `-engine` and as a suite
+    /// `--engine` is one player.
+    #[test]
+    fn one_description_three_ways() {
+        let yaml: RawEngine = serde_yaml::from_str(
+            "{ name: e, cmd: /bin/sh, args: [-x, -y], options: { Hash: 16, Ponder: false } }",
+        )
+        .unwrap();
+        let from_yaml =
+            resolve_engine_description(yaml, Path::new("/"), &|k| k.to_string()).unwrap();
+        let from_suite = crate::play::suite::engine_spec(
+            "cmd=/bin/sh,name=e,arg=-x,arg=-y,option.Hash=16",
+            None,
+            &[("Ponder".into(), "false".into())],
+        )
+        .unwrap();
+        assert_eq!(from_suite, from_yaml);
+        let line = "-engine cmd=/bin/sh name=e args=-x arg=-y option.Hash=16 option.Ponder=false \
+                    -engine cmd=/bin/sh name=f -each tc=1+0.1 -rounds 1";
+        let argv: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        let t = crate::config::flags::translate(&argv).unwrap();
+        let cfg = MatchConfig::resolve(t.config, Path::new("/x.yaml"), &Overrides::default());
+        assert_eq!(cfg.unwrap().engines[0], from_yaml);
+        assert_eq!(from_yaml.args, ["-x", "-y"]);
+        assert_eq!(from_yaml.options.len(), 2);
     }
 
     /// Other commands' blocks are kept for their owners when the command

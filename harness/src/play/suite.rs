@@ -35,10 +35,11 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess};
 use thiserror::Error;
 
+use crate::config::{engine, ConfigError, RawKind};
 use crate::formats::epd::{read_epd, EpdEntry};
 use crate::formats::fen::parse_position;
 use crate::players::{
-    start_player, EngineError, EngineScore, MoveLimit, MoveRequest, Player, PlayerKind, PlayerSpec,
+    start_player, EngineError, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec,
 };
 
 /// A move of a `bm` or `am` operation, checked against its position.
@@ -577,117 +578,65 @@ pub fn run_suite(
 /// `inprocess` is the bundled engine run in this process (`--params FILE`
 /// gives its parameter set); otherwise comma-separated `key=value` pairs:
 /// `cmd=PATH` (a bare name is looked up in `PATH`), `name=NAME`,
-/// `proto=uci|xboard|inprocess`, `arg=ARG` (repeatable), `dir=DIR` and
-/// `option.NAME=VALUE`. A value without `=` is the command. The options
-/// go to the engine as `setoption` (in-process: `Hash`, `Threads` and
-/// parameter names), the `--option`s after the spec's.
+/// `proto=uci|xboard|inprocess`, `arg=ARG` (repeatable), `args="A B"`,
+/// `dir=DIR` and `option.NAME=VALUE`: the engine description of
+/// [`crate::config::engine`], resolved as a config's engine (relative
+/// paths from the current folder, in-process options checked). A value
+/// without `=` is the command. The options go to the engine as `setoption`
+/// (in-process: `Hash`, `Threads` and parameter names); an `--option`
+/// replaces the spec's of the same name.
 pub fn engine_spec(
     text: &str,
     params_file: Option<&Path>,
     options: &[(String, String)],
 ) -> Result<PlayerSpec, String> {
-    let mut name = None;
-    let mut cmd: Option<String> = None;
-    let mut proto = None;
-    let mut args = Vec::new();
-    let mut dir = None;
-    let mut opts = Vec::new();
+    let mut engine = engine::blank();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((key, value)) = part.split_once('=') else {
             if part == "inprocess" {
-                proto = Some("inprocess".to_string());
-            } else if cmd.is_none() {
-                cmd = Some(part.to_string());
+                engine.kind = Some(RawKind::Inprocess);
+            } else if engine.cmd.is_none() {
+                engine.cmd = Some(part.to_string());
             } else {
                 return Err(format!("--engine: '{part}' is not KEY=VALUE"));
             }
             continue;
         };
-        if let Some(opt) = key.strip_prefix("option.") {
-            if opt.is_empty() {
-                return Err("--engine: option. needs a name (option.Hash=64)".to_string());
-            }
-            opts.push((opt.to_string(), value.to_string()));
-            continue;
-        }
-        match key {
-            "cmd" => cmd = Some(value.to_string()),
-            "name" => name = Some(value.to_string()),
-            "proto" => proto = Some(value.to_string()),
-            "arg" => args.push(value.to_string()),
-            "dir" => dir = Some(PathBuf::from(value)),
-            _ => {
-                return Err(format!(
-                    "--engine: unknown key '{key}' (cmd, name, proto, arg, dir, option.NAME)"
-                ))
-            }
-        }
-    }
-    opts.extend(options.iter().cloned());
-    let kind = match proto.as_deref() {
-        Some("inprocess") => {
-            if cmd.is_some() || !args.is_empty() || dir.is_some() {
-                return Err("--engine: the in-process engine takes no cmd, arg or dir".into());
-            }
-            let params = match params_file {
-                Some(p) => karsinta_engine::Params::load_yaml(p)
-                    .map_err(|e| format!("--params {}: {e}", p.display()))?,
-                None => karsinta_engine::Params::default(),
-            };
-            PlayerKind::InProcess(Box::new(params))
-        }
-        Some("uci") | None => PlayerKind::Uci,
-        Some("xboard") => PlayerKind::Xboard,
-        Some(other) => {
+        if !engine::apply_key(&mut engine, key, value).map_err(|e| format!("--engine: {e}"))? {
             return Err(format!(
-                "--engine: proto={other}: expected uci, xboard or inprocess"
-            ))
+                "--engine: unknown key '{key}' ({})",
+                engine::DESCRIPTION_KEYS.join(", ")
+            ));
         }
-    };
-    if params_file.is_some() && !matches!(kind, PlayerKind::InProcess(_)) {
-        return Err(
-            "--params applies to the in-process engine only (use option.NAME=VALUE)".into(),
-        );
     }
-    let cmd_path = match (&kind, cmd) {
-        (PlayerKind::InProcess(_), _) => PathBuf::new(),
-        (_, None) => return Err("--engine: give cmd=PATH or inprocess".to_string()),
-        (_, Some(c)) if c.contains('/') => {
-            let p = PathBuf::from(&c);
-            std::fs::canonicalize(&p).unwrap_or(p)
-        }
-        // A bare name is looked up in PATH; an unknown one fails to start.
-        (_, Some(c)) => which(&c).unwrap_or_else(|| PathBuf::from(c)),
+    for (k, v) in options {
+        let value = serde_yaml::Value::String(v.clone());
+        engine.options.insert(k.clone(), value);
+    }
+    if engine.kind != Some(RawKind::Inprocess) && engine.cmd.is_none() {
+        return Err("--engine: give cmd=PATH or inprocess".to_string());
+    }
+    engine.params_file = params_file.map(|p| p.display().to_string());
+    if engine.name.is_empty() {
+        engine.name = engine::default_name(&engine);
+    }
+    // Resolved as a config's engine, relative paths from here.
+    let key = |k: &str| match k {
+        "params_file" => "--params".to_string(),
+        "params" => "--params".to_string(),
+        _ => format!("--engine {k}"),
     };
-    let name = name.unwrap_or_else(|| match &kind {
-        PlayerKind::InProcess(_) => "karsinta".to_string(),
-        _ => cmd_path.file_name().map_or_else(
-            || cmd_path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-    });
-    Ok(PlayerSpec {
-        name,
-        kind,
-        cmd: cmd_path,
-        args,
-        dir,
-        options: opts,
-        init_timeout: Duration::from_millis(crate::config::DEFAULT_INIT_TIMEOUT_MS),
-        stderr_log: None,
+    let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    crate::config::resolve_engine_description(engine, &here, &key).map_err(|e| match e {
+        ConfigError::Invalid { key, message, .. } => format!("{key}: {message}"),
+        other => other.to_string(),
     })
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::players::PlayerKind;
 
     #[test]
     fn scores_print_as_pawns_or_mates() {
