@@ -16,11 +16,13 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::config::{
-    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, TournamentKind,
+    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, RawTablebases,
+    TournamentKind,
 };
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::clock::TimeControl;
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
+use crate::play::tablebase::TbAdjudicate;
 use crate::stats::EloModel;
 
 /// A command line that cannot be translated. Each names the flag.
@@ -96,6 +98,10 @@ const SUPPORTED: &[&str] = &[
     "-draw",
     "-resign",
     "-maxmoves",
+    "-tb",
+    "-tbpieces",
+    "-tbignore50",
+    "-tbadjudicate",
     "-pgnout",
     "-recover",
     "-srand",
@@ -131,10 +137,6 @@ const REFUSED: &[(&str, &str)] = &[
         "-reverse",
         "Karsinta always plays each opening with both colours",
     ),
-    ("-tb", "no tablebase adjudication"),
-    ("-tbpieces", "no tablebase adjudication"),
-    ("-tbignore50", "no tablebase adjudication"),
-    ("-tbadjudicate", "no tablebase adjudication"),
     (
         "-config",
         "fastchess's JSON state; continue a Karsinta run with `karsinta match --resume RUN`",
@@ -224,6 +226,7 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic
   -draw movenumber=N movecount=N score=CP   -resign movecount=N score=CP twosided=true|false
   -maxmoves N   -pgnout file=FILE [append=false]   -tournament roundrobin|gauntlet   -startup-ms MS
+  -tb DIR[:DIR...]   -tbpieces N   -tbignore50   -tbadjudicate BOTH|WIN_LOSS|DRAW
   Accepted and ignored: -recover -ratinginterval -scoreinterval -autosaveinterval -output -report
   -resultformat -log -debug -site -wait -use-affinity -show-latency -force-concurrency -randomseed
 Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
@@ -430,6 +433,8 @@ struct Gathered {
     repeat: bool,
     sprt: Option<RawSprt>,
     adjudication: RawAdjudication,
+    /// `-tb` and its companions, given in any order.
+    tablebases: RawTablebases,
     tournament: Option<TournamentKind>,
     init_timeout_ms: Option<u64>,
 }
@@ -475,6 +480,7 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
     if g.adjudication != RawAdjudication::default() {
         raw.adjudication = Some(g.adjudication);
     }
+    raw.tablebases = tablebases(g.tablebases)?;
     if raw.name.is_none() {
         raw.name = Some(default_name(&raw.engines));
     }
@@ -514,6 +520,9 @@ impl Gathered {
                 adjudication_flag(g, &mut self.adjudication, &mut self.t.notes)?
             }
             "-pgnout" => self.t.pgnout = Some(pgnout_flag(g)?),
+            "-tb" | "-tbpieces" | "-tbignore50" | "-tbadjudicate" => {
+                tablebase_flag(g, &mut self.tablebases)?
+            }
             _ => self.misc_flag(g)?,
         }
         Ok(())
@@ -769,6 +778,60 @@ fn adjudication_flag(
         _ => adj.max_moves = Some(g.number()?),
     }
     Ok(())
+}
+
+/// `-tb PATHS` (`:`-separated), `-tbpieces N` (0: no limit, as fastchess),
+/// `-tbignore50`, `-tbadjudicate BOTH|WIN_LOSS|DRAW` into `tb`.
+fn tablebase_flag(g: &Group<'_>, tb: &mut RawTablebases) -> Result<(), FlagError> {
+    let f = g.flag;
+    match f {
+        "-tb" => {
+            tb.paths = g
+                .one()?
+                .split(':')
+                .filter(|p| !p.is_empty())
+                .map(absolute)
+                .collect();
+            if tb.paths.is_empty() {
+                return Err(invalid(f, "needs at least one folder"));
+            }
+        }
+        "-tbpieces" => tb.pieces = Some(g.number::<u32>()?).filter(|&n| n != 0),
+        "-tbignore50" => {
+            g.none()?;
+            tb.ignore_50_move = Some(true);
+        }
+        _ => {
+            tb.adjudicate = Some(match g.one()? {
+                "BOTH" | "both" => TbAdjudicate::Both,
+                "WIN_LOSS" | "win_loss" => TbAdjudicate::WinLoss,
+                "DRAW" | "draw" => TbAdjudicate::Draw,
+                v => {
+                    return Err(invalid(
+                        f,
+                        format!("'{v}': expected BOTH, WIN_LOSS or DRAW"),
+                    ))
+                }
+            })
+        }
+    }
+    Ok(())
+}
+
+/// The `tablebases:` section of the `-tb` flags (none without `-tb`).
+fn tablebases(tb: RawTablebases) -> Result<Option<RawTablebases>, FlagError> {
+    if !tb.paths.is_empty() {
+        return Ok(Some(tb));
+    }
+    let companion = [
+        ("-tbpieces", tb.pieces.is_some()),
+        ("-tbignore50", tb.ignore_50_move.is_some()),
+        ("-tbadjudicate", tb.adjudicate.is_some()),
+    ];
+    match companion.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(invalid(flag, "needs -tb PATHS")),
+        None => Ok(None),
+    }
 }
 
 /// `-pgnout [file=]NAME [append=true|false] [notation=san]`.
@@ -1060,7 +1123,10 @@ mod tests {
         assert!(e("-games 4").contains("-rounds 4 -games 2"));
         assert!(e("-repeat 1").contains("-repeat 1"));
         assert!(e("-sprt elo0=0 elo1=5 model=bayesian").contains("BayesElo"));
-        assert!(e("-tb /syzygy").contains("-tb: not supported"));
+        assert!(e("-tb /syzygy -tbadjudicate WINS").contains("-tbadjudicate: 'WINS'"));
+        assert!(e("-tbpieces 5").contains("-tbpieces: needs -tb PATHS"));
+        assert!(e("-tb /syzygy -tbignore50 yes").contains("-tbignore50: takes no value"));
+        assert!(e("-tb :").contains("-tb: needs at least one folder"));
         assert!(e("-openings file=x start=0").contains("count from 1"));
         assert!(e("-pgnout file=x min=true").contains("-pgnout"));
         assert!(e("--tc 1").contains("--tc"));
@@ -1085,6 +1151,39 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no time control"));
+    }
+
+    #[test]
+    fn tablebase_flags() {
+        let base = "-engine cmd=/a -engine cmd=/b -each tc=1+0.01 -rounds 2";
+        let t = tr(&format!(
+            "{base} -tbpieces 4 -tb /tb/345:/tb/6 -tbignore50 -tbadjudicate WIN_LOSS"
+        ))
+        .unwrap();
+        assert_eq!(
+            t.config.tablebases,
+            Some(RawTablebases {
+                paths: vec!["/tb/345".into(), "/tb/6".into()],
+                pieces: Some(4),
+                ignore_50_move: Some(true),
+                adjudicate: Some(TbAdjudicate::WinLoss),
+            })
+        );
+        // fastchess's defaults: no piece limit, the 50-move rule, both results.
+        let t = tr(&format!("{base} -tb /tb -tbpieces 0")).unwrap();
+        assert_eq!(
+            t.config.tablebases,
+            Some(RawTablebases {
+                paths: vec!["/tb".into()],
+                ..RawTablebases::default()
+            })
+        );
+        let t = tr(&format!("{base} -tb /tb -tbadjudicate DRAW")).unwrap();
+        let tb = t.config.tablebases.as_ref().unwrap();
+        assert_eq!(tb.adjudicate, Some(TbAdjudicate::Draw));
+        let back: RawConfig = serde_yaml::from_str(&config_yaml(&t, "x")).unwrap();
+        assert_eq!(back, t.config);
+        assert_eq!(tr(base).unwrap().config.tablebases, None);
     }
 
     #[test]

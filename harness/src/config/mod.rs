@@ -21,6 +21,7 @@ mod error;
 pub mod flags;
 mod resolve;
 mod schema;
+mod tablebases;
 
 pub use error::ConfigError;
 pub use resolve::{
@@ -28,5 +29,6 @@ pub use resolve::{
     DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
 };
 pub use schema::{
-    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, TournamentKind,
+    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, RawTablebases,
+    TournamentKind,
 };

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::error::ConfigError;
 use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
+use super::tablebases::resolve_tablebases;
 use crate::formats::pgn_write::UtcTime;
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::clock::TimeControl;
@@ -105,7 +106,11 @@ pub struct MatchConfig {
     pub(super) resolved: RawConfig,
 }
 
-fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+pub(super) fn invalid(
+    path: &Path,
+    key: impl Into<String>,
+    message: impl Into<String>,
+) -> ConfigError {
     ConfigError::Invalid {
         path: path.to_path_buf(),
         key: key.into(),
@@ -293,7 +298,8 @@ impl MatchConfig {
         let sprt = resolve_sprt(&raw, tournament, path)?;
         let games = resolve_games(&mut raw, path)?;
         let openings = resolve_openings(&mut raw, path, &base)?;
-        let settings = resolve_game_settings(&mut raw, tc, path)?;
+        let mut settings = resolve_game_settings(&mut raw, tc, path)?;
+        settings.adjudication.tablebases = resolve_tablebases(&mut raw, path, &base)?;
         let max_start_failures = resolve_max_start_failures(&mut raw, path)?;
         Ok(MatchConfig {
             name,
@@ -817,6 +823,7 @@ fn resolve_adjudication(raw: &RawConfig, path: &Path) -> Result<Adjudication, Co
         ));
     }
     Ok(Adjudication {
+        tablebases: None,
         draw: adj.draw,
         resign: adj.resign,
         max_moves: adj.max_moves,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
+use crate::play::tablebase::TbAdjudicate;
 use crate::stats::EloModel;
 
 /// The config file as written. Unknown keys are not refused here but land
@@ -43,6 +44,8 @@ pub struct RawConfig {
     pub openings: Option<RawOpenings>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<RawAdjudication>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tablebases: Option<RawTablebases>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<RawSprt>,
     /// Failed starts in a row of one engine after which a run stops with an
@@ -179,6 +182,23 @@ pub struct RawAdjudication {
     pub resign: Option<ResignAdjudication>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_moves: Option<u32>,
+}
+
+/// Syzygy tablebase adjudication as written (fastchess `-tb`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTablebases {
+    /// Folders of `.rtbw` (and `.rtbz`) files, relative to the config file.
+    pub paths: Vec<String>,
+    /// Most pieces of an adjudicated position (default: the largest table's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<u32>,
+    /// Cursed wins and blessed losses count as wins and losses (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_50_move: Option<bool>,
+    /// `both` (default), `win_loss` or `draw`: the results that end a game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudicate: Option<TbAdjudicate>,
 }
 
 /// SPRT as written.

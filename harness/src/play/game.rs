@@ -3,9 +3,11 @@
 //! threefold repetition, 50-move rule, insufficient material); the harness
 //! keeps the clocks ([`GameClock`]) and turns every engine failure into a
 //! result with a [`Termination`], never into an error of the match.
-//! Adjudication (draw, resign, maximum length) is off unless configured.
+//! Adjudication (tablebases, draw, resign, maximum length) is off unless
+//! configured.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -13,10 +15,11 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Position};
 use thiserror::Error;
 
 use crate::play::clock::{ClockVerdict, GameClock, TimeControl};
+use crate::play::tablebase::Tablebases;
 use crate::players::{EngineError, EngineScore, MoveRequest, Player};
 
 /// Final result of a game.
@@ -64,6 +67,8 @@ pub enum Termination {
     /// The engine resigned (xboard `resign`).
     Resignation,
     MaxMoves,
+    /// The Syzygy tables knew the result.
+    Tablebase,
     TimeForfeit,
     /// No answer in time under a node or depth limit (caught by the watchdog).
     Stall,
@@ -76,7 +81,7 @@ pub enum Termination {
 
 impl Termination {
     /// Every kind, in a fixed order (for stable summaries).
-    pub const ALL: [Termination; 14] = [
+    pub const ALL: [Termination; 15] = [
         Termination::Mate,
         Termination::Stalemate,
         Termination::Repetition,
@@ -86,6 +91,7 @@ impl Termination {
         Termination::AdjudicationResign,
         Termination::Resignation,
         Termination::MaxMoves,
+        Termination::Tablebase,
         Termination::TimeForfeit,
         Termination::Stall,
         Termination::Crash,
@@ -105,6 +111,7 @@ impl Termination {
             Termination::AdjudicationResign => "adjudication_resign",
             Termination::Resignation => "resignation",
             Termination::MaxMoves => "max_moves",
+            Termination::Tablebase => "tablebase",
             Termination::TimeForfeit => "time_forfeit",
             Termination::Stall => "stall",
             Termination::Crash => "crash",
@@ -125,7 +132,8 @@ impl Termination {
             | Termination::Resignation => "normal",
             Termination::AdjudicationDraw
             | Termination::AdjudicationResign
-            | Termination::MaxMoves => "adjudication",
+            | Termination::MaxMoves
+            | Termination::Tablebase => "adjudication",
             Termination::TimeForfeit => "time forfeit",
             Termination::Stall => "stalled connection",
             Termination::Crash | Termination::ProtocolError => "abandoned",
@@ -198,8 +206,10 @@ fn is_true(b: &bool) -> bool {
 }
 
 /// All adjudication rules; `Default` is everything off.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Adjudication {
+    /// Syzygy tables, opened once per match and shared by its games.
+    pub tablebases: Option<Arc<Tablebases>>,
     pub draw: Option<DrawAdjudication>,
     pub resign: Option<ResignAdjudication>,
     /// Draw once each side has made this many moves after the opening.
@@ -207,7 +217,7 @@ pub struct Adjudication {
 }
 
 /// How games are played.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameSettings {
     pub tc: TimeControl,
     /// A move that overruns its time by more than this loses on time.
@@ -447,6 +457,18 @@ impl AdjudicationState {
     }
 }
 
+/// The game's end by the tables, worded as fastchess words it.
+fn tablebase_end(tables: &Tablebases, pos: &Chess) -> Option<(GameResult, Termination, String)> {
+    let (result, reason) = match tables.adjudicate(pos)? {
+        KnownOutcome::Decisive { winner } => (
+            GameResult::win_for(winner),
+            format!("{} wins by adjudication: SyzygyTB", side_name(winner)),
+        ),
+        KnownOutcome::Draw => (GameResult::Draw, "Draw by adjudication: SyzygyTB".into()),
+    };
+    Some((result, Termination::Tablebase, reason))
+}
+
 /// The result of a player failing (`loser` is the failing side).
 fn failure(
     board: &Board,
@@ -664,8 +686,10 @@ pub fn play_game(
         engine_plies += 1;
         // The rules come first: a move that mates, stalemates or completes a
         // draw by rule is never adjudicated into another result or reason.
+        // Then the tables, exact where the score rules only guess.
         ended = board
             .rules_outcome()
+            .or_else(|| tablebase_end(settings.adjudication.tablebases.as_deref()?, &board.pos))
             .or_else(|| adj.update(&settings.adjudication, side, fullmove, reply.score));
     };
     for p in players.iter_mut() {

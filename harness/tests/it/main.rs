@@ -20,5 +20,6 @@ mod process_tree;
 mod spsa;
 mod stats_cli;
 mod suite;
+mod tablebases;
 mod texel;
 mod trust;
