@@ -816,3 +816,64 @@ fn rare_weights_stay_fixed_and_regularization_pulls_toward_the_start() {
     let e = run_texel(&cfg, &opts).unwrap_err().to_string();
     assert!(e.contains("min_positions"), "{e}");
 }
+
+/// `--syzygy`: positions inside the tables get their true result, the
+/// others the game's (here a draw agreed in a won KQvK and in KQvKR).
+#[test]
+fn tablebase_positions_get_their_true_result() {
+    use karsinta_harness::play::tablebase::{TablebaseRule, Tablebases, TbAdjudicate};
+    use karsinta_harness::tune::texel::dataset::Dataset;
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write(
+        dir.path(),
+        "end.pgn",
+        "[Event \"kqk\"]\n[Result \"1/2-1/2\"]\n[FEN \"8/8/8/8/3k4/8/8/KQ6 w - - 0 1\"]\n[SetUp \"1\"]\n\n\
+         1. Qe1 Kc5 2. Qb1 Kd4 3. Kb2 Ke3 4. Ka3 Ke2 5. Kb4 Kd2 1/2-1/2\n\n\
+         [Event \"kqkr\"]\n[Result \"1/2-1/2\"]\n[FEN \"8/8/8/8/3k4/8/6r1/KQ6 w - - 0 1\"]\n[SetUp \"1\"]\n\n\
+         1. Qe1 Rg5 2. Kb1 Kc5 3. Qd1 Kb4 4. Kb2 Rf5 5. Qg1 Rg5 1/2-1/2\n\n",
+    );
+    let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/syzygy");
+    let rule = TablebaseRule {
+        pieces: 7,
+        ignore_50_move: false,
+        adjudicate: TbAdjudicate::Both,
+    };
+    let labels = |tablebases| {
+        let out = dir.path().join("d.bin");
+        let opts = ExtractOptions {
+            skip_plies: 0,
+            dedup: false,
+            tablebases,
+            ..ExtractOptions::default()
+        };
+        let r = extract(std::slice::from_ref(&pgn), &out, &opts, &|_| {})
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let ds = Dataset::load(&out, 0.0, 1).unwrap();
+        let l: Vec<f32> = ds.train.meta.iter().map(|m| m.label).collect();
+        (r, l)
+    };
+    let (plain, l) = labels(None);
+    assert_eq!(plain.tablebase_labels, 0);
+    assert!(l.iter().all(|&x| x == 0.5), "{l:?}");
+    let t = Tablebases::open(&[tables], rule).unwrap();
+    let (r, l) = labels(Some(std::sync::Arc::new(t)));
+    assert_eq!(r.tablebase_labels, 10);
+    assert_eq!(l.len(), 20, "{l:?}");
+    assert_eq!(l.iter().filter(|&&x| x == 1.0).count(), 10, "{l:?}");
+    assert_eq!(l.iter().filter(|&&x| x == 0.5).count(), 10, "{l:?}");
+    assert!(r
+        .text()
+        .contains("10 sampled positions labelled by the tablebases"));
+    // A bad folder is a usage error naming it.
+    let missing = dir.path().join("nowhere");
+    let o = Command::new(KARSINTA)
+        .args(["tune", "texel-data", pgn.to_str().unwrap(), "-q", "--out"])
+        .arg(dir.path().join("e.bin"))
+        .arg("--syzygy")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&missing.display().to_string()), "{err}");
+}

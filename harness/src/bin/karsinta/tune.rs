@@ -10,11 +10,13 @@
 //! The work is in [`karsinta_harness::tune`].
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use karsinta_engine::Params;
 use karsinta_harness::formats::pgn_write::UtcTime;
+use karsinta_harness::play::tablebase::{TablebaseRule, Tablebases, TbAdjudicate};
 use karsinta_harness::tune::texel::{self, ExtractOptions, TexelConfig, TexelRunOptions};
 
 use crate::common::{usage, UsageError};
@@ -68,6 +70,10 @@ pub struct TexelDataArgs {
     /// Stop after this many positions.
     #[arg(long)]
     pub max_positions: Option<u64>,
+    /// Syzygy folders (`:`-separated): positions in the tables are labelled
+    /// with their true result (50-move rule included), not the game's.
+    #[arg(long, value_name = "PATHS")]
+    pub syzygy: Option<String>,
     /// Worker threads (default: number of cores).
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
@@ -126,7 +132,29 @@ fn texel_data(a: TexelDataArgs) -> anyhow::Result<()> {
         Some(p) => Params::load_yaml(p).map_err(|e| UsageError(e.to_string()))?,
         None => Params::default(),
     };
+    if a.syzygy.is_some() && a.format.is_some() {
+        return usage("--syzygy labels positions of PGN games, not of --format records");
+    }
+    let tablebases = match &a.syzygy {
+        None => None,
+        Some(paths) => {
+            let paths: Vec<PathBuf> = paths
+                .split(':')
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .collect();
+            let rule = TablebaseRule {
+                pieces: u32::MAX,
+                ignore_50_move: false,
+                adjudicate: TbAdjudicate::Both,
+            };
+            let t =
+                Tablebases::open(&paths, rule).map_err(|e| UsageError(format!("--syzygy: {e}")))?;
+            Some(Arc::new(t))
+        }
+    };
     let opts = ExtractOptions {
+        tablebases,
         skip_plies: a.skip_plies,
         max_per_game: a.max_per_game,
         lambda: a.lambda,

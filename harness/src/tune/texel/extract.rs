@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use karsinta_engine::eval::trace;
 use karsinta_engine::search::types::MATE_BOUND;
@@ -25,13 +26,14 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, KnownOutcome, Position};
 use thiserror::Error;
 
 use super::dataset::{DatasetError, DatasetWriter};
 use crate::formats::fen::position_fen;
 pub use crate::formats::pgn_read::SkipKind;
 use crate::formats::pgn_read::{PgnGame, PgnGames};
+use crate::play::tablebase::Tablebases;
 
 /// How positions are chosen and labelled.
 #[derive(Clone, Debug)]
@@ -51,6 +53,9 @@ pub struct ExtractOptions {
     pub params: Params,
     /// Stop after this many positions.
     pub max_positions: Option<u64>,
+    /// Syzygy tables: a position they know is labelled with its true
+    /// result (under the 50-move rule) instead of the game's.
+    pub tablebases: Option<Arc<Tablebases>>,
 }
 
 impl Default for ExtractOptions {
@@ -63,6 +68,7 @@ impl Default for ExtractOptions {
             seed: 1,
             params: Params::default(),
             max_positions: None,
+            tablebases: None,
         }
     }
 }
@@ -93,6 +99,8 @@ pub struct ExtractReport {
     /// Sampled positions whose quiescence search ends in mate.
     pub mates: u64,
     pub duplicates: u64,
+    /// Sampled positions labelled by the tables (`--syzygy`).
+    pub tablebase_labels: u64,
     pub positions_kept: u64,
     pub file_bytes: u64,
     pub bytes_per_position: f64,
@@ -142,6 +150,13 @@ impl ExtractReport {
             "positions | {} sampled, {} mates dropped, {} duplicates dropped, {} kept",
             self.positions_sampled, self.mates, self.duplicates, self.positions_kept
         );
+        if self.tablebase_labels > 0 {
+            let _ = writeln!(
+                s,
+                "tables    | {} sampled positions labelled by the tablebases",
+                self.tablebase_labels
+            );
+        }
         let _ = writeln!(
             s,
             "file      | {} bytes, {:.1} bytes per position",
@@ -253,6 +268,17 @@ fn label(result: f32, eval_white_cp: Option<f64>, lambda: f64) -> f32 {
     }
 }
 
+/// 1, 0.5 or 0: White's score in `outcome`.
+fn white_score(outcome: KnownOutcome) -> f32 {
+    match outcome {
+        KnownOutcome::Decisive {
+            winner: Color::White,
+        } => 1.0,
+        KnownOutcome::Decisive { .. } => 0.0,
+        KnownOutcome::Draw => 0.5,
+    }
+}
+
 /// Read `files`, write the dataset to `out`, and report.
 pub fn extract(
     files: &[PathBuf],
@@ -310,10 +336,15 @@ pub fn extract(
                         }
                     }
                     for c in cands {
-                        batch.push(Sample {
-                            label: label(result, c.eval_white_cp, opts.lambda),
-                            pos: c.pos,
-                        });
+                        let known = opts.tablebases.as_ref().and_then(|t| t.result(&c.pos));
+                        let label = match known {
+                            Some(outcome) => {
+                                report.tablebase_labels += 1;
+                                white_score(outcome)
+                            }
+                            None => label(result, c.eval_white_cp, opts.lambda),
+                        };
+                        batch.push(Sample { label, pos: c.pos });
                     }
                 }
                 Err((kind, reason)) => report.skip(SkippedGame {
