@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::board::perft::{divide_total, perft_divide_until};
 use crate::board::position::{legal_moves, move_to_uci, parse_uci_move};
+use crate::search::tablebase::{Tablebases, PROBE_LIMIT_DEFAULT};
 pub use crate::search::tt::{HASH_DEFAULT_MB, HASH_MAX_MB, HASH_MIN_MB};
 use crate::search::types::{Limits, Score};
 use crate::search::{SearchInfo, SearchResult, Searcher, SEARCH_STACK_BYTES, THREADS_MAX};
@@ -80,6 +81,12 @@ pub struct UciEngine {
     pending_hash: bool,
     pending_threads: bool,
     pending_clear: bool,
+    /// `SyzygyPath` (empty: none) and `SyzygyProbeLimit`, and the tables
+    /// they open, handed to the searcher when `pending_tb` is set.
+    syzygy_path: String,
+    probe_limit: u32,
+    tablebases: Option<Arc<Tablebases>>,
+    pending_tb: bool,
 }
 
 /// Run the UCI loop until `quit` or end of input, then stop any search and
@@ -106,6 +113,10 @@ impl UciEngine {
             pending_hash: false,
             pending_threads: false,
             pending_clear: false,
+            syzygy_path: String::new(),
+            probe_limit: PROBE_LIMIT_DEFAULT,
+            tablebases: None,
+            pending_tb: false,
         }
     }
 
@@ -198,6 +209,11 @@ impl UciEngine {
             "option name Threads type spin default 1 min 1 max {THREADS_MAX}"
         ));
         self.out.line("option name Clear Hash type button");
+        self.out
+            .line("option name SyzygyPath type string default <empty>");
+        self.out.line(&format!(
+            "option name SyzygyProbeLimit type spin default {PROBE_LIMIT_DEFAULT} min 0 max 7"
+        ));
         for line in self.params.uci_options() {
             self.out.line(&line);
         }
@@ -248,6 +264,25 @@ impl UciEngine {
             }
         } else if name.eq_ignore_ascii_case("Clear Hash") {
             self.pending_clear = true;
+        } else if name.eq_ignore_ascii_case("SyzygyPath") {
+            let path = value.unwrap_or_default();
+            self.syzygy_path = if path == "<empty>" {
+                String::new()
+            } else {
+                path
+            };
+            self.open_tablebases();
+        } else if name.eq_ignore_ascii_case("SyzygyProbeLimit") {
+            match value.as_deref().and_then(|v| v.parse::<u32>().ok()) {
+                Some(n) if n <= 7 => {
+                    self.probe_limit = n;
+                    self.open_tablebases();
+                }
+                _ => self.error(&format!(
+                    "option SyzygyProbeLimit: invalid value '{}' (allowed: 0..=7)",
+                    sanitize(value.as_deref().unwrap_or(""))
+                )),
+            }
         } else {
             let Some(value) = value else {
                 return self.error(&format!("option '{}' needs a value", sanitize(&name)));
@@ -294,6 +329,30 @@ impl UciEngine {
             .line(&format!("info string qeval {text} (side to move)"));
     }
 
+    /// Open the tables `SyzygyPath` names, with the probe limit; a path
+    /// that cannot be used is reported and leaves the engine without tables.
+    fn open_tablebases(&mut self) {
+        self.pending_tb = true;
+        self.tablebases = None;
+        if self.syzygy_path.is_empty() {
+            return;
+        }
+        match Tablebases::open(&self.syzygy_path) {
+            Ok(mut tb) => {
+                tb.set_probe_limit(self.probe_limit);
+                self.out.line(&format!(
+                    "info string SyzygyPath: tables of up to {} pieces, probed up to {}",
+                    tb.max_pieces(),
+                    tb.cardinality()
+                ));
+                self.tablebases = Some(Arc::new(tb));
+            }
+            Err(e) => self.error(&sanitize(&format!(
+                "option SyzygyPath: {e}; no tablebases in use"
+            ))),
+        }
+    }
+
     /// Apply option changes to the searcher if no search holds it.
     fn apply_pending(&mut self) {
         let Some(s) = self.searcher.as_mut() else {
@@ -318,6 +377,10 @@ impl UciEngine {
         if self.pending_threads {
             s.set_threads(self.threads);
             self.pending_threads = false;
+        }
+        if self.pending_tb {
+            s.set_tablebases(self.tablebases.clone());
+            self.pending_tb = false;
         }
         if self.pending_clear {
             s.new_game();
@@ -547,6 +610,9 @@ pub fn format_info(info: &SearchInfo) -> String {
         info.time_ms,
         info.hashfull
     );
+    if info.tbhits > 0 {
+        line.push_str(&format!(" tbhits {}", info.tbhits));
+    }
     if !info.pv.is_empty() {
         line.push_str(" pv ");
         line.push_str(&info.pv.join(" "));

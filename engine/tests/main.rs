@@ -11,5 +11,6 @@ mod perft;
 mod position;
 mod search;
 mod selfplay;
+mod tablebases;
 mod threads;
 mod uci;

@@ -148,6 +148,15 @@ impl Worker<'_> {
             root_moves.clone_from(&wanted);
             self.root_filter = wanted;
         }
+        // In the tables: only the moves that keep the best result (which
+        // makes progress in a won ending, see `tablebase`).
+        if let Some(kept) = self.tb.and_then(|tb| tb.filter_root(board, &root_moves)) {
+            self.tbhits += root_moves.len() as u64;
+            if kept.len() < root_moves.len() {
+                root_moves.clone_from(&kept);
+                self.root_filter = kept;
+            }
+        }
         root_moves
     }
 
@@ -193,6 +202,7 @@ impl Worker<'_> {
                 nodes: self.total_nodes(),
                 time_ms: self.elapsed_ms(),
                 hashfull: self.tt.hashfull(),
+                tbhits: self.tbhits,
                 pv: result.pv.clone(),
             });
         }
@@ -224,6 +234,7 @@ impl Worker<'_> {
             nodes: self.total_nodes(),
             time_ms: self.elapsed_ms(),
             hashfull: self.tt.hashfull(),
+            tbhits: self.tbhits,
             pv,
         });
     }

@@ -25,6 +25,7 @@
 //! - `stats`: what a node teaches the history tables;
 //! - `qsearch`: the quiescence search (its own steps in its file);
 //! - `minimax`: plain minimax, a baseline;
+//! - [`tablebase`]: Syzygy probes in the tree and the root's DTZ filter;
 //! - [`movepick`], [`history`], [`correction`], [`tt`], [`timeman`],
 //!   [`types`]: move ordering, the tables the search learns, the
 //!   transposition table, time management, shared units and limits.
@@ -41,6 +42,9 @@
 //! 3. Transposition table lookup: the entry (a singular search keys its
 //!    own), ttPv, the move to try first; a cutoff by the stored bound at
 //!    non-PV nodes.
+//!    3b. Tablebases (`SyzygyPath`): after a capture or pawn move, a
+//!    position in the tables is bounded by its WDL; a cut or a draw ends
+//!    the node.
 //! 4. Static evaluation: raw (cached in the entry), corrected by the
 //!    correction history, refined by a fitting TT bound; improving; whether
 //!    node-level pruning may act.
@@ -86,6 +90,7 @@ mod node;
 mod qsearch;
 mod searcher;
 mod stats;
+pub mod tablebase;
 pub mod timeman;
 pub mod tt;
 pub mod types;

@@ -13,6 +13,7 @@ use std::ops::ControlFlow::{self, Break, Continue};
 use cozy_chess::{Board, Color, Move, Piece};
 
 use super::movepick::{MovePicker, PickMode};
+use super::tablebase::{wdl_score, TB_BOUND};
 use super::tt::{pack_move, Bound, TtHit};
 use super::types::{INF, MATE, MATE_BOUND, MAX_PLY, ONE_PLY};
 use super::worker::{bound_cuts, is_mate_score, result_bound, Worker};
@@ -147,6 +148,7 @@ impl Worker<'_> {
     fn node_steps(&mut self, n: &mut Node) -> ControlFlow<i32, i32> {
         self.draw_and_mate_distance(n)?; // Step 2
         self.probe_tt(n)?; // Step 3
+        self.probe_tablebase(n)?; // Step 3b
         self.evaluate_node(n); // Step 4
         self.enhanced_tt_cutoff(n)?; // Step 5
         self.internal_iterative_deepening(n)?; // Step 6
@@ -234,6 +236,45 @@ impl Worker<'_> {
             {
                 return Break(h.score);
             }
+        }
+        Continue(())
+    }
+
+    /// Step 3b. Tablebases: right after a capture or pawn move, a position
+    /// in the tables is bounded by its WDL (wins from below, losses from
+    /// above, draws exactly); when the bound decides the node it is stored
+    /// deep (no search can improve on it) and returned. Otherwise, at a PV
+    /// node, the search goes on to find the line.
+    #[inline(always)]
+    fn probe_tablebase(&mut self, n: &mut Node) -> Step {
+        if self.tb_cardinality == 0
+            || n.root
+            || n.excluded.is_some()
+            || n.board.occupied().len() > self.tb_cardinality
+        {
+            return Continue(());
+        }
+        let Some(wdl) = self.tb.and_then(|tb| tb.probe_wdl(n.board)) else {
+            return Continue(());
+        };
+        self.tbhits += 1;
+        let v = wdl_score(wdl, n.ply);
+        let bound = if v >= TB_BOUND {
+            Bound::Lower
+        } else if v <= -TB_BOUND {
+            Bound::Upper
+        } else {
+            Bound::Exact
+        };
+        if bound_cuts(bound, v, n.alpha, n.beta) {
+            let eval = if n.in_check {
+                -INF
+            } else {
+                self.evaluate(n.board)
+            };
+            let depth = (n.depth + 6 * ONE_PLY).min((MAX_PLY as i32 - 1) * ONE_PLY);
+            self.tt_store(n.key, None, v, eval, depth, bound, n.tt_pv, n.ply);
+            return Break(v);
         }
         Continue(())
     }

@@ -12,12 +12,14 @@
 
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use cozy_chess::{Board, Color, Move};
 
 use super::history::Heuristics;
 use super::lmr::LmrTable;
+use super::tablebase::Tablebases;
 use super::timeman::{budget, TimeBudget};
 use super::tt::{TransTable, TtHit, HASH_DEFAULT_MB, HASH_MIN_MB};
 use super::types::{Limits, Score, INF, MAX_PLY};
@@ -43,6 +45,8 @@ pub struct SearchInfo {
     pub time_ms: u64,
     /// Transposition-table use, per mille.
     pub hashfull: u32,
+    /// Tablebase probes that found their position (the main thread's).
+    pub tbhits: u64,
     /// Principal variation in UCI notation; it ends at a draw by rule.
     pub pv: Vec<String>,
 }
@@ -87,6 +91,8 @@ pub struct Searcher {
     pub(super) eval_cache: EvalCache,
     /// The helper threads' own tables, one per thread beyond the first.
     helpers: Vec<HelperTables>,
+    /// Syzygy tables every thread probes (`SyzygyPath`).
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 /// Raises its flag when dropped.
@@ -130,6 +136,7 @@ impl Searcher {
             lmr,
             eval_cache: EvalCache::new(),
             helpers: Vec::new(),
+            tablebases: None,
         }
     }
 
@@ -189,6 +196,16 @@ impl Searcher {
         self.tt.probe(board.hash(), 0)
     }
 
+    /// Probe `tb` from now on (`None`: no tables, no probes).
+    pub fn set_tablebases(&mut self, tb: Option<Arc<Tablebases>>) {
+        self.tablebases = tb;
+    }
+
+    /// The tables the search probes.
+    pub fn tablebases(&self) -> Option<&Arc<Tablebases>> {
+        self.tablebases.as_ref()
+    }
+
     /// Forget everything learned (TT, history, killers): `ucinewgame`.
     pub fn new_game(&mut self) {
         self.tt.clear();
@@ -225,7 +242,9 @@ impl Searcher {
             lmr,
             eval_cache,
             helpers,
+            tablebases,
         } = self;
+        let tb = tablebases.as_deref();
         let (params, tt, lmr) = (&*params, &*tt, &*lmr);
         let side = board.side_to_move();
         let mut main = |thread_nodes: &[NodeCount]| {
@@ -244,6 +263,7 @@ impl Searcher {
                 side,
             );
             worker.thread_nodes = thread_nodes;
+            worker.use_tablebases(tb);
             worker.iterate(&board, limits, info)
         };
         if helpers.is_empty() {
@@ -275,6 +295,7 @@ impl Searcher {
                     );
                     worker.thread_nodes = counts;
                     worker.thread = i + 1;
+                    worker.use_tablebases(tb);
                     worker.iterate_helper(board, limits, i + 1);
                 };
                 // A helper the system cannot start leaves its share to the

@@ -25,7 +25,8 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use cozy_chess::{Move, Piece, Square};
 
-use crate::search::types::{MATE_BOUND, ONE_PLY};
+use crate::search::tablebase::TB_BOUND;
+use crate::search::types::ONE_PLY;
 
 /// Default table size (MiB), the UCI `Hash` option's default.
 pub const HASH_DEFAULT_MB: usize = 16;
@@ -196,22 +197,24 @@ pub fn unpack_move(code: u16) -> Option<Move> {
     })
 }
 
-/// Make a mate score relative to the node at `ply` (for storing).
+/// Make a mate or tablebase score relative to the node at `ply` (for
+/// storing).
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_BOUND {
         score - ply as i32
     } else {
         score
     }
 }
 
-/// Make a stored mate score relative to the root again (for probing).
+/// Make a stored mate or tablebase score relative to the root again (for
+/// probing).
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_BOUND {
         score + ply as i32
     } else {
         score

@@ -16,6 +16,7 @@ use cozy_chess::{Board, Color, Move, Piece, Square};
 use super::history::{ContKey, Heuristics};
 use super::lmr::LmrTable;
 use super::movepick::OrderCtx;
+use super::tablebase::Tablebases;
 use super::timeman::TimeBudget;
 use super::tt::{Bound, TransTable, TtHit};
 use super::types::{INF, MATE_BOUND, MAX_PLY};
@@ -128,6 +129,12 @@ pub(super) struct Worker<'a> {
     pub(super) thread_nodes: &'a [NodeCount],
     /// This thread's index in `thread_nodes` (0, the main thread, reports).
     pub(super) thread: usize,
+    /// Syzygy tables (`SyzygyPath`), and the most pieces a probe takes
+    /// (0 without tables: then no probe costs more than this test).
+    pub(super) tb: Option<&'a Tablebases>,
+    pub(super) tb_cardinality: u32,
+    /// Successful tablebase probes of this thread.
+    pub(super) tbhits: u64,
 }
 
 /// Index of a root move in [`Worker::root_nodes`] (under-promotions share
@@ -222,6 +229,9 @@ impl<'a> Worker<'a> {
             qs_pv: Vec::new(),
             thread_nodes: &[],
             thread: 0,
+            tb: None,
+            tb_cardinality: 0,
+            tbhits: 0,
         }
     }
 
@@ -233,6 +243,12 @@ impl<'a> Worker<'a> {
             .map(|(_, c)| c.0.load(Ordering::Relaxed))
             .sum();
         self.nodes + others
+    }
+
+    /// Search with `tb` (none: no probes).
+    pub(super) fn use_tablebases(&mut self, tb: Option<&'a Tablebases>) {
+        self.tb = tb;
+        self.tb_cardinality = tb.map_or(0, Tablebases::cardinality);
     }
 
     /// Make this thread's node count visible to the others.
