@@ -12,7 +12,6 @@ use clap::{Parser, Subcommand};
 use karsinta_engine::bench::ablate::MINIMAX_MAX_DEPTH;
 use karsinta_engine::bench::{run_bench_threads, DEFAULT_BENCH_DEPTH};
 use karsinta_engine::board::perft::{divide_total, perft_divide};
-use karsinta_engine::board::position::move_to_uci;
 use karsinta_engine::search::types::MAX_DEPTH;
 use karsinta_engine::search::THREADS_MAX;
 use karsinta_engine::uci::{self, SharedWriter};
@@ -48,6 +47,10 @@ enum Command {
         depth: u32,
         /// Position (quote it; default: the start position).
         fen: Option<String>,
+        /// Read the FEN as Chess960 (X-FEN or Shredder-FEN castling rights);
+        /// castling is printed king-takes-rook.
+        #[arg(long)]
+        chess960: bool,
     },
     /// Ablation: bench nodes with each search technique switched, one at a time.
     Ablate {
@@ -117,17 +120,23 @@ fn real_main() -> Result<()> {
             eprintln!("time {} ms", r.time.as_millis());
             println!("{} nodes {} nps", r.nodes, r.nps);
         }
-        Some(Command::Perft { depth, fen }) => {
-            let pos = match fen {
-                Some(f) => Position::from_fen(&f)?,
-                None => Position::startpos(),
+        Some(Command::Perft {
+            depth,
+            fen,
+            chess960,
+        }) => {
+            let fen = fen.unwrap_or_else(|| Position::startpos().to_fen());
+            let pos = if chess960 {
+                Position::from_fen_chess960(&fen)?
+            } else {
+                Position::from_fen(&fen)?
             };
             let start = Instant::now();
             let divide = perft_divide(pos.board(), depth);
             let ms = start.elapsed().as_millis() as u64;
             let mut out = std::io::stdout().lock();
             for (mv, n) in &divide {
-                writeln!(out, "{}: {n}", move_to_uci(pos.board(), *mv))?;
+                writeln!(out, "{}: {n}", pos.move_to_uci(*mv))?;
             }
             let total = divide_total(&divide, depth);
             writeln!(out, "{total} nodes {} nps", uci::nps(total, ms))?;

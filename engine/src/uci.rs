@@ -87,6 +87,8 @@ pub struct UciEngine {
     probe_limit: u32,
     tablebases: Option<Arc<Tablebases>>,
     pending_tb: bool,
+    /// `UCI_Chess960`: the next `position` is read as Chess960.
+    chess960: bool,
 }
 
 /// Run the UCI loop until `quit` or end of input, then stop any search and
@@ -117,6 +119,7 @@ impl UciEngine {
             probe_limit: PROBE_LIMIT_DEFAULT,
             tablebases: None,
             pending_tb: false,
+            chess960: false,
         }
     }
 
@@ -214,6 +217,8 @@ impl UciEngine {
         self.out.line(&format!(
             "option name SyzygyProbeLimit type spin default {PROBE_LIMIT_DEFAULT} min 0 max 7"
         ));
+        self.out
+            .line("option name UCI_Chess960 type check default false");
         for line in self.params.uci_options() {
             self.out.line(&line);
         }
@@ -221,7 +226,7 @@ impl UciEngine {
     }
 
     fn cmd_position(&mut self, args: &[&str]) {
-        match parse_position(args) {
+        match parse_position(args, self.chess960) {
             Ok(pos) => self.position = pos,
             Err(msg) => self.error(&format!("{msg} (position unchanged)")),
         }
@@ -272,6 +277,15 @@ impl UciEngine {
                 path
             };
             self.open_tablebases();
+        } else if name.eq_ignore_ascii_case("UCI_Chess960") {
+            match value.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                Some("true") => self.chess960 = true,
+                Some("false") => self.chess960 = false,
+                _ => self.error(&format!(
+                    "option UCI_Chess960: invalid value '{}' (allowed: true, false)",
+                    sanitize(value.as_deref().unwrap_or(""))
+                )),
+            }
         } else if name.eq_ignore_ascii_case("SyzygyProbeLimit") {
             match value.as_deref().and_then(|v| v.parse::<u32>().ok()) {
                 Some(n) if n <= 7 => {
@@ -441,7 +455,7 @@ impl UciEngine {
         }
         limits.start = Some(start);
         for text in &searchmoves {
-            match parse_uci_move(self.position.board(), text) {
+            match self.position.parse_uci(text) {
                 Ok(mv) => limits.searchmoves.push(mv),
                 Err(e) => self.error(&format!(
                     "go searchmoves: {} (skipped)",
@@ -483,9 +497,9 @@ impl UciEngine {
                 }
                 self.error(&format!("cannot start the search thread: {e}"));
                 let legal = legal_moves(self.position.board());
-                let best = legal.first().map_or("0000".to_string(), |m| {
-                    move_to_uci(self.position.board(), *m)
-                });
+                let best = legal
+                    .first()
+                    .map_or("0000".to_string(), |m| self.position.move_to_uci(*m));
                 self.out.line(&format!("bestmove {best}"));
                 return;
             }
@@ -535,7 +549,7 @@ fn run_search(
             (None, None, false)
         }
     };
-    let best = best.unwrap_or_else(|| move_to_uci(pos.board(), legal[0]));
+    let best = best.unwrap_or_else(|| pos.move_to_uci(legal[0]));
     wait_while_infinite(limits, stop);
     match ponder {
         Some(p) => out.line(&format!("bestmove {best} ponder {p}")),
@@ -552,22 +566,23 @@ fn wait_while_infinite(limits: &Limits, stop: &AtomicBool) {
 }
 
 /// The search's best move and ponder move, both re-checked for legality and
-/// normalised to standard UCI notation.
+/// normalised to the variant's UCI notation.
 fn checked_best(pos: &Position, r: &SearchResult) -> (Option<String>, Option<String>) {
     let Some(text) = r.best_move.as_deref() else {
         return (None, None);
     };
-    let Ok(mv) = parse_uci_move(pos.board(), text) else {
+    let Ok(mv) = pos.parse_uci(text) else {
         return (None, None);
     };
-    let best = move_to_uci(pos.board(), mv);
+    let best = pos.move_to_uci(mv);
     let mut after = pos.board().clone();
     after.play_unchecked(mv);
+    let chess960 = pos.chess960();
     let ponder = r
         .ponder
         .as_deref()
-        .and_then(|p| parse_uci_move(&after, p).ok())
-        .map(|p| move_to_uci(&after, p));
+        .and_then(|p| parse_uci_move(&after, p, chess960).ok())
+        .map(|p| move_to_uci(&after, p, chess960));
     (Some(best), ponder)
 }
 
@@ -578,7 +593,7 @@ fn run_perft(pos: &Position, depth: u32, stop: &AtomicBool, out: &SharedWriter) 
         return;
     };
     for (mv, n) in &divide {
-        out.line(&format!("{}: {n}", move_to_uci(pos.board(), *mv)));
+        out.line(&format!("{}: {n}", pos.move_to_uci(*mv)));
     }
     let total = divide_total(&divide, depth);
     out.line("");
@@ -620,17 +635,25 @@ pub fn format_info(info: &SearchInfo) -> String {
     line
 }
 
-/// Parse the arguments of `position`: `startpos | fen <fields> [moves m...]`.
+/// Parse the arguments of `position`: `startpos | fen <fields> [moves m...]`,
+/// as a Chess960 position when `chess960` (`UCI_Chess960`).
 /// On error nothing is returned, so the caller keeps its old position.
-pub fn parse_position(args: &[&str]) -> Result<Position, String> {
+pub fn parse_position(args: &[&str], chess960: bool) -> Result<Position, String> {
     let moves_at = args.iter().position(|&t| t == "moves");
     let setup = &args[..moves_at.unwrap_or(args.len())];
-    let mut pos = match setup.first() {
-        Some(&"startpos") if setup.len() == 1 => Position::startpos(),
-        Some(&"startpos") => return Err("unexpected text after 'startpos'".into()),
-        Some(&"fen") => {
-            Position::from_fen(&setup[1..].join(" ")).map_err(|e| sanitize(&e.to_string()))?
+    let read = |fen: &str| {
+        if chess960 {
+            Position::from_fen_chess960(fen)
+        } else {
+            Position::from_fen(fen)
         }
+        .map_err(|e| sanitize(&e.to_string()))
+    };
+    let mut pos = match setup.first() {
+        Some(&"startpos") if setup.len() == 1 && !chess960 => Position::startpos(),
+        Some(&"startpos") if setup.len() == 1 => read(&Position::startpos().to_fen())?,
+        Some(&"startpos") => return Err("unexpected text after 'startpos'".into()),
+        Some(&"fen") => read(&setup[1..].join(" "))?,
         Some(other) => {
             return Err(format!(
                 "position needs 'startpos' or 'fen', got '{}'",
@@ -800,28 +823,31 @@ mod tests {
 
     #[test]
     fn position_arguments() {
-        let p = parse_position(&["startpos", "moves", "e2e4", "e7e5", "e1e2"]).unwrap();
+        let p = parse_position(&["startpos", "moves", "e2e4", "e7e5", "e1e2"], false).unwrap();
         assert_eq!(
             p.to_fen(),
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 1 2"
         );
         assert_eq!(p.history().len(), 3);
-        let e = parse_position(&["startpos", "moves", "e2e4", "e2e4"]).unwrap_err();
+        let e = parse_position(&["startpos", "moves", "e2e4", "e2e4"], false).unwrap_err();
         assert!(e.contains("move 2"), "{e}");
-        assert!(parse_position(&["fen", "8/8/8/8/8/8/8/8", "w", "-", "-"]).is_err());
-        assert!(parse_position(&[]).is_err());
-        assert!(parse_position(&["startpos", "e2e4"]).is_err());
-        let p = parse_position(&[
-            "fen",
-            "4k3/8/8/8/8/8/8/4K2R",
-            "w",
-            "K",
-            "-",
-            "0",
-            "1",
-            "moves",
-            "e1g1",
-        ])
+        assert!(parse_position(&["fen", "8/8/8/8/8/8/8/8", "w", "-", "-"], false).is_err());
+        assert!(parse_position(&[], false).is_err());
+        assert!(parse_position(&["startpos", "e2e4"], false).is_err());
+        let p = parse_position(
+            &[
+                "fen",
+                "4k3/8/8/8/8/8/8/4K2R",
+                "w",
+                "K",
+                "-",
+                "0",
+                "1",
+                "moves",
+                "e1g1",
+            ],
+            false,
+        )
         .unwrap();
         assert_eq!(p.to_fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
     }

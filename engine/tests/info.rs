@@ -38,7 +38,7 @@ fn infos(lines: &[String]) -> Vec<&String> {
 /// played while the game, its history included, is still going on.
 fn assert_pvs_stay_in_the_game(position: &str, lines: &[String]) {
     let args: Vec<&str> = position.split_whitespace().collect();
-    let root = parse_position(&args).unwrap();
+    let root = parse_position(&args, false).unwrap();
     for info in infos(lines) {
         let mut pos = root.clone();
         for mv in pv_of(info) {
@@ -143,7 +143,7 @@ fn mate_scores_count_moves_with_the_winner_s_sign() {
         let plies = if mate > 0 { 2 * mate - 1 } else { -2 * mate };
         assert_eq!(pv.len() as i64, plies, "{fen}: {last}");
         let args: Vec<&str> = position.split_whitespace().collect();
-        let mut pos = parse_position(&args).unwrap();
+        let mut pos = parse_position(&args, false).unwrap();
         for mv in pv {
             pos.play_uci(mv).unwrap();
         }

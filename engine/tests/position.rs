@@ -326,7 +326,7 @@ fn every_legal_move_round_trips_through_uci_text() {
         for m in pos.legal_moves() {
             let text = pos.move_to_uci(m);
             assert_eq!(
-                parse_uci_move(pos.board(), &text).unwrap(),
+                parse_uci_move(pos.board(), &text, false).unwrap(),
                 m,
                 "{fen} {text}"
             );

@@ -22,7 +22,7 @@ fn limits(depth: Option<i32>, nodes: Option<u64>) -> Limits {
 /// arguments) and the last one starts with `best`.
 fn assert_reports_are_legal(position: &str, lines: &[String], best: &str) {
     let args: Vec<&str> = position.split_whitespace().collect();
-    let root = parse_position(&args).unwrap();
+    let root = parse_position(&args, false).unwrap();
     assert!(
         root.parse_uci(best).is_ok(),
         "bestmove {best} in {position}"
@@ -147,7 +147,10 @@ fn uci_searches_on_two_threads() {
     let best = s.stop_running_search();
     let args: Vec<&str> = position.split_whitespace().collect();
     assert!(
-        parse_position(&args).unwrap().parse_uci(&best).is_ok(),
+        parse_position(&args, false)
+            .unwrap()
+            .parse_uci(&best)
+            .is_ok(),
         "{best}"
     );
     // The change applied: the next fixed-node search is the one-thread one.

@@ -603,3 +603,58 @@ fn last_pv_starts_with_the_move_played() {
     }
     s.finish();
 }
+
+#[test]
+fn uci_chess960_reads_x_fen_and_writes_king_takes_rook() {
+    let mut s = Session::new();
+    s.send("uci");
+    let (_, before) = s.expect(|l| l == "uciok");
+    assert!(before.contains(&"option name UCI_Chess960 type check default false".to_string()));
+    // Off (the default): a Chess960 castling field is refused.
+    let inner = "rk2r2r/pppppppp/8/8/8/8/PPPPPPPP/RK2R2R w EQeq - 0 1";
+    s.send(&format!("position fen {inner}"));
+    let errors = s.sync();
+    assert!(
+        errors.len() == 1 && errors[0].contains("castling rights"),
+        "{errors:?}"
+    );
+    s.send("setoption name UCI_Chess960 value maybe");
+    assert!(s.sync()[0].contains("option UCI_Chess960: invalid value 'maybe'"));
+    s.send("setoption name uci_chess960 value true");
+    s.send(&format!("position fen {inner}"));
+    assert_eq!(s.sync(), Vec::<String>::new());
+    s.send("go perft 1");
+    let (total, divide) = s.expect(|l| l.starts_with("Nodes searched:"));
+    assert_eq!(total, "Nodes searched: 25");
+    // Short castling with the inner e1 rook, long with a1: king takes rook.
+    assert!(divide.contains(&"b1e1: 1".to_string()), "{divide:?}");
+    assert!(divide.contains(&"b1a1: 1".to_string()), "{divide:?}");
+    // Moves in and out in the same notation: searchmoves, bestmove, pv.
+    s.send("go searchmoves b1e1 depth 3");
+    let (best, infos) = s.expect(|l| l.starts_with("bestmove"));
+    assert!(best.starts_with("bestmove b1e1"), "{best}");
+    assert!(infos.iter().any(|l| l.contains(" pv b1e1")), "{infos:?}");
+    s.send("go searchmoves b1g1 depth 1");
+    let (_, before) = s.expect(|l| l.starts_with("bestmove"));
+    assert!(
+        before
+            .iter()
+            .any(|l| l.contains("searchmoves: illegal move 'b1g1'")),
+        "{before:?}"
+    );
+    s.send(&format!("position fen {inner} moves b1e1 e8f8"));
+    s.send("d");
+    let (fen, _) = s.expect(|l| l.starts_with("Fen: "));
+    assert_eq!(fen, "Fen: rk3r1r/pppppppp/8/8/8/8/PPPPPPPP/R4RKR w q - 2 2");
+    // The standard start in Chess960 mode: castling is still king-takes-rook.
+    s.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    s.send("go perft 1");
+    let (_, divide) = s.expect(|l| l.starts_with("Nodes searched:"));
+    assert!(divide.contains(&"e1h1: 1".to_string()), "{divide:?}");
+    s.send("setoption name UCI_Chess960 value false");
+    s.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    s.send("go perft 1");
+    let (_, divide) = s.expect(|l| l.starts_with("Nodes searched:"));
+    assert!(divide.contains(&"e1g1: 1".to_string()), "{divide:?}");
+    s.finish();
+}

@@ -5,6 +5,12 @@
 //! `e1g1` castling, while cozy-chess encodes castling as king-takes-rook) and
 //! FEN input/output with typed errors.
 //!
+//! A position is standard chess or Chess960 ([`Position::from_fen_chess960`]):
+//! the rules are cozy-chess's either way; the variant decides which castling
+//! fields a FEN may have (X-FEN and Shredder-FEN in Chess960) and how castling
+//! is written in UCI (`e1g1` in standard chess, king-takes-rook `e1h1` in
+//! Chess960, as the `UCI_Chess960` protocol says).
+//!
 //! Repetition keys are `Board::hash()` except that an en-passant square no
 //! pawn can legally use is left out (see [`repetition_key`]), so positions that
 //! FIDE counts as equal get equal keys.
@@ -113,15 +119,23 @@ pub enum FenErrorKind {
     FullmoveNumber,
 }
 
-/// Why the castling field was refused (standard chess: `KQkq` or `-`).
+/// Why the castling field was refused (standard chess: `KQkq` or `-`;
+/// Chess960 also takes the rooks' files, `A`-`H` and `a`-`h`).
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum CastlingFault {
-    /// A letter other than `KQkq` or `-`.
-    #[error("'{0}' is not one of K, Q, k, q or '-' (standard chess only)")]
+    /// A letter other than `KQkq` or `-` (or a file letter, in Chess960).
+    #[error("'{0}' is not one of K, Q, k, q or '-' (rook files A-H, a-h only in Chess960)")]
     Letter(char),
-    /// A right given twice.
-    #[error("'{0}' given twice")]
+    /// A right given twice (in Chess960: two rights on one side of a king).
+    #[error("'{0}' given twice (or a second right on the same side of the king)")]
     Duplicate(char),
+    /// A Chess960 right whose king is not on its first rank.
+    #[error("'{0}' needs the king on its first rank")]
+    KingNotOnBackRank(char),
+    /// A Chess960 right without the rook it names (`K`/`Q`: no rook on
+    /// that side of the king).
+    #[error("'{0}' names no rook of that side on its first rank")]
+    NoRook(char),
     /// A right whose king is not on its home square.
     #[error("'{0}' needs the king on its e-file home square")]
     KingNotHome(char),
@@ -225,6 +239,8 @@ impl GameState {
 #[derive(Clone, Debug)]
 pub struct Position {
     board: Board,
+    /// Chess960: castling written king-takes-rook, FENs in X-FEN.
+    chess960: bool,
     /// Repetition keys of the earlier positions, oldest first.
     keys: Vec<u64>,
     /// Earlier boards, parallel to `keys`, for [`Position::unmake`].
@@ -243,14 +259,17 @@ impl Default for Position {
 
 impl PartialEq for Position {
     fn eq(&self, other: &Self) -> bool {
-        self.board == other.board && self.keys == other.keys && self.nulls == other.nulls
+        self.board == other.board
+            && self.chess960 == other.chess960
+            && self.keys == other.keys
+            && self.nulls == other.nulls
     }
 }
 
 impl fmt::Display for Position {
     /// The FEN of the current board.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.board)
+        write!(f, "{}", self.to_fen())
     }
 }
 
@@ -260,10 +279,11 @@ impl Position {
         Self::from_board(Board::default())
     }
 
-    /// A position without history from a board.
+    /// A standard-chess position without history from a board.
     pub fn from_board(board: Board) -> Self {
         Position {
             board,
+            chess960: false,
             keys: Vec::new(),
             boards: Vec::new(),
             nulls: Vec::new(),
@@ -276,12 +296,31 @@ impl Position {
     /// either way, and cozy-chess stores no more. Standard chess only:
     /// castling rights need king and rook on their home squares.
     pub fn from_fen(fen: &str) -> Result<Self, FenError> {
-        parse_fen(fen).map(Self::from_board)
+        parse_fen(fen, false).map(Self::from_board)
     }
 
-    /// FEN of the current board.
+    /// Parse a FEN as a Chess960 position: castling rights in X-FEN (`KQkq`
+    /// for the outermost rooks, a file letter for an inner one) or
+    /// Shredder-FEN (`HAha`), the king anywhere on its first rank. Castling
+    /// moves of the position are written and read king-takes-rook.
+    pub fn from_fen_chess960(fen: &str) -> Result<Self, FenError> {
+        let mut pos = Self::from_board(parse_fen(fen, true)?);
+        pos.chess960 = true;
+        Ok(pos)
+    }
+
+    /// Whether this is a Chess960 position (see [`Self::from_fen_chess960`]).
+    pub fn chess960(&self) -> bool {
+        self.chess960
+    }
+
+    /// FEN of the current board (X-FEN in Chess960).
     pub fn to_fen(&self) -> String {
-        self.board.to_string()
+        if self.chess960 {
+            x_fen(&self.board)
+        } else {
+            self.board.to_string()
+        }
     }
 
     /// The current board.
@@ -330,7 +369,7 @@ impl Position {
     pub fn play(&mut self, mv: Move) -> Result<(), MoveError> {
         if !self.board.is_legal(mv) {
             return Err(MoveError {
-                mv: move_to_uci(&self.board, mv),
+                mv: move_to_uci(&self.board, mv, self.chess960),
                 fen: self.to_fen(),
                 kind: MoveErrorKind::Illegal,
             });
@@ -351,9 +390,9 @@ impl Position {
     }
 
     /// Play a move given in UCI notation (`e2e4`, `e7e8q`, castling as `e1g1`;
-    /// cozy-chess's `e1h1` is accepted too).
+    /// cozy-chess's `e1h1` is accepted too; only `e1h1` in Chess960).
     pub fn play_uci(&mut self, mv: &str) -> Result<(), MoveError> {
-        let m = parse_uci_move(&self.board, mv)?;
+        let m = parse_uci_move(&self.board, mv, self.chess960)?;
         self.play_unchecked(m);
         Ok(())
     }
@@ -444,14 +483,14 @@ impl Position {
         self.state().is_draw()
     }
 
-    /// UCI text of a move in this position (standard castling notation).
+    /// UCI text of a move in this position (castling as the variant writes it).
     pub fn move_to_uci(&self, mv: Move) -> String {
-        move_to_uci(&self.board, mv)
+        move_to_uci(&self.board, mv, self.chess960)
     }
 
     /// Parse a UCI move in this position without playing it.
     pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
-        parse_uci_move(&self.board, text)
+        parse_uci_move(&self.board, text, self.chess960)
     }
 
     /// A text diagram of the board (the UCI `d` command).
@@ -546,9 +585,10 @@ pub fn is_castling(board: &Board, mv: Move) -> bool {
 }
 
 /// UCI text of a legal move of `board`, with castling in standard notation
-/// (the king's destination, `e1g1`), not cozy-chess's king-takes-rook.
-pub fn move_to_uci(board: &Board, mv: Move) -> String {
-    if is_castling(board, mv) {
+/// (the king's destination, `e1g1`), not cozy-chess's king-takes-rook;
+/// in `chess960`, king-takes-rook (`e1h1`), as `UCI_Chess960` wants.
+pub fn move_to_uci(board: &Board, mv: Move, chess960: bool) -> String {
+    if !chess960 && is_castling(board, mv) {
         let file = if mv.to.file() > mv.from.file() {
             File::G
         } else {
@@ -563,16 +603,24 @@ pub fn move_to_uci(board: &Board, mv: Move) -> String {
 
 /// Parse a UCI move (`e2e4`, `e7e8q`; castling as `e1g1` or as cozy-chess's
 /// `e1h1`) and check that it is legal in `board`. Returns cozy-chess's
-/// encoding.
-pub fn parse_uci_move(board: &Board, text: &str) -> Result<Move, MoveError> {
+/// encoding. In `chess960` castling is king-takes-rook only: a king's
+/// two-file step there is an ordinary (and usually illegal) king move.
+pub fn parse_uci_move(board: &Board, text: &str, chess960: bool) -> Result<Move, MoveError> {
     let err = |kind| MoveError {
         mv: text.to_string(),
-        fen: board.to_string(),
+        fen: if chess960 {
+            x_fen(board)
+        } else {
+            board.to_string()
+        },
         kind,
     };
     let mv = parse_move_text(text).ok_or_else(|| err(MoveErrorKind::Malformed))?;
     if board.is_legal(mv) {
         return Ok(mv);
+    }
+    if chess960 {
+        return Err(err(MoveErrorKind::Illegal));
     }
     // Standard castling notation: the king moves two files along its rank.
     let us = board.side_to_move();
@@ -655,7 +703,10 @@ pub fn insufficient_material(board: &Board) -> bool {
 /// error names the first one broken; cozy-chess then parses what passed.
 /// (cozy-chess itself lets adjacent kings through, which its move generator
 /// cannot handle, and reports most faults as one "invalid board".)
-fn parse_fen(fen: &str) -> Result<Board, FenError> {
+/// In `chess960` the castling field may be X-FEN or Shredder-FEN; it is
+/// rewritten as Shredder-FEN for cozy-chess, whose own X-FEN reading takes
+/// `K`/`Q` as the h- and a-file rooks.
+fn parse_fen(fen: &str, chess960: bool) -> Result<Board, FenError> {
     let err = |kind| FenError {
         fen: fen.to_string(),
         kind,
@@ -677,9 +728,15 @@ fn parse_fen(fen: &str) -> Result<Board, FenError> {
         _ => return Err(err(FenErrorKind::SideToMove)),
     };
     check_checks(&placement, side).map_err(err)?;
-    check_castling(&placement, fields[2]).map_err(err)?;
-    check_en_passant(&placement, side, fields[3]).map_err(err)?;
+    let shredder;
     let mut fields = fields;
+    if chess960 {
+        shredder = chess960_castling(&placement, fields[2]).map_err(err)?;
+        fields[2] = &shredder;
+    } else {
+        check_castling(&placement, fields[2]).map_err(err)?;
+    }
+    check_en_passant(&placement, side, fields[3]).map_err(err)?;
     // Games that went on without a draw claim have clocks beyond 100 plies.
     if fields.get(4).is_some_and(|f| is_number_above_100(f)) {
         fields[4] = "100";
@@ -690,7 +747,7 @@ fn parse_fen(fen: &str) -> Result<Board, FenError> {
         5 => normalized.push_str(" 1"),
         _ => {}
     }
-    normalized.parse::<Board>().map_err(|e| {
+    Board::from_fen(&normalized, chess960).map_err(|e| {
         use cozy_chess::FenParseError as P;
         err(match e {
             P::InvalidHalfMoveClock => FenErrorKind::HalfmoveClock,
@@ -863,6 +920,101 @@ fn check_castling(p: &Placement, text: &str) -> Result<(), FenErrorKind> {
     Ok(())
 }
 
+/// Chess960 castling rights, X-FEN or Shredder-FEN, checked against the
+/// placement and returned as Shredder-FEN (`-` or rook files, white's
+/// uppercase). `K`/`Q` name the outermost rook on the king's h- or a-side.
+fn chess960_castling(p: &Placement, text: &str) -> Result<String, FenErrorKind> {
+    let fault = |f| Err(FenErrorKind::CastlingRights(f));
+    if text == "-" {
+        return Ok(text.to_string());
+    }
+    // Per colour, the rook files of the short and the long right.
+    let mut rights = [[None::<File>; 2]; 2];
+    for ch in text.chars() {
+        let color = if ch.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let back = Rank::First.relative_to(color);
+        let king = p.king(color);
+        if !ch.is_ascii_alphabetic() || !matches!(ch.to_ascii_lowercase(), 'a'..='h' | 'k' | 'q') {
+            return fault(CastlingFault::Letter(ch));
+        }
+        if king.rank() != back {
+            return fault(CastlingFault::KingNotOnBackRank(ch));
+        }
+        let rooks: Vec<File> = (p.of(color, Piece::Rook) & back.bitboard())
+            .into_iter()
+            .map(|sq| sq.file())
+            .collect();
+        let rook = match ch.to_ascii_lowercase() {
+            'k' => rooks.iter().copied().filter(|&f| f > king.file()).max(),
+            'q' => rooks.iter().copied().filter(|&f| f < king.file()).min(),
+            letter => {
+                let file = File::index((letter as u8 - b'a') as usize);
+                rooks.contains(&file).then_some(file)
+            }
+        };
+        let Some(rook) = rook else {
+            return fault(CastlingFault::NoRook(ch));
+        };
+        let slot = &mut rights[color as usize][usize::from(rook < king.file())];
+        if slot.is_some() {
+            return fault(CastlingFault::Duplicate(ch));
+        }
+        *slot = Some(rook);
+    }
+    let mut out = String::new();
+    for color in Color::ALL {
+        for file in rights[color as usize].into_iter().flatten() {
+            let letter = char::from(file);
+            out.push(match color {
+                Color::White => letter.to_ascii_uppercase(),
+                Color::Black => letter,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The FEN of a Chess960 board in X-FEN: `K`/`Q` for a right whose rook is
+/// the outermost on its side of the king, the rook's file otherwise.
+pub fn x_fen(board: &Board) -> String {
+    let shredder = format!("{board:#}");
+    let mut fields: Vec<String> = shredder.split(' ').map(str::to_string).collect();
+    let mut castling = String::new();
+    for color in Color::ALL {
+        let back = Rank::First.relative_to(color);
+        let rooks = board.colored_pieces(color, Piece::Rook) & back.bitboard();
+        let rights = board.castle_rights(color);
+        for (rook, short) in [(rights.short, true), (rights.long, false)] {
+            let Some(rook) = rook else { continue };
+            let outermost = !rooks.into_iter().any(|sq| {
+                if short {
+                    sq.file() > rook
+                } else {
+                    sq.file() < rook
+                }
+            });
+            let letter = match (outermost, short) {
+                (true, true) => 'k',
+                (true, false) => 'q',
+                (false, _) => char::from(rook),
+            };
+            castling.push(match color {
+                Color::White => letter.to_ascii_uppercase(),
+                Color::Black => letter,
+            });
+        }
+    }
+    if castling.is_empty() {
+        castling.push('-');
+    }
+    fields[2] = castling;
+    fields.join(" ")
+}
+
 /// An en-passant square is the square a pawn of the side not to move just
 /// passed over with a double step.
 fn check_en_passant(p: &Placement, side: Color, text: &str) -> Result<(), FenErrorKind> {
@@ -918,6 +1070,101 @@ mod tests {
             pos.parse_uci("e1b1").unwrap_err().kind,
             MoveErrorKind::Illegal
         );
+    }
+
+    #[test]
+    fn chess960_reads_x_fen_and_shredder_fen_alike() {
+        let frc = "bnrknbrq/pppppppp/8/8/8/8/PPPPPPPP/BQNBNRKR w";
+        let x = Position::from_fen_chess960(&format!("{frc} KQkq - 0 1")).unwrap();
+        let shredder = Position::from_fen_chess960(&format!("{frc} HFgc - 0 1")).unwrap();
+        assert_eq!(x, shredder);
+        assert!(x.chess960());
+        let white = x.board().castle_rights(Color::White);
+        assert_eq!((white.short, white.long), (Some(File::H), Some(File::F)));
+        assert_eq!(x.to_fen(), format!("{frc} KQkq - 0 1"));
+        // An inner rook keeps its file letter in X-FEN.
+        let inner = "rk2r2r/pppppppp/8/8/8/8/PPPPPPPP/RK2R2R w EQeq - 0 1";
+        let pos = Position::from_fen_chess960(inner).unwrap();
+        assert_eq!(pos.board().castle_rights(Color::Black).short, Some(File::E));
+        assert_eq!(pos.to_fen(), inner);
+        assert_eq!(
+            Position::from_fen_chess960(&inner.replace("EQeq", "EAea")).unwrap(),
+            pos
+        );
+    }
+
+    #[test]
+    fn chess960_castling_faults_are_named() {
+        let fault = |fen: &str, chess960: bool| {
+            let r = if chess960 {
+                Position::from_fen_chess960(fen)
+            } else {
+                Position::from_fen(fen)
+            };
+            match r.unwrap_err().kind {
+                FenErrorKind::CastlingRights(f) => f,
+                other => panic!("{fen}: {other:?}"),
+            }
+        };
+        let frc = "bnrknbrq/pppppppp/8/8/8/8/PPPPPPPP/BQNBNRKR w";
+        // Standard chess refuses what only Chess960 has.
+        assert_eq!(
+            fault(&format!("{frc} HFgc - 0 1"), false),
+            CastlingFault::Letter('H')
+        );
+        assert_eq!(
+            fault(&format!("{frc} KQkq - 0 1"), false),
+            CastlingFault::KingNotHome('K')
+        );
+        assert_eq!(
+            fault(&format!("{frc} KQkx - 0 1"), true),
+            CastlingFault::Letter('x')
+        );
+        assert_eq!(
+            fault(&format!("{frc} KHkq - 0 1"), true),
+            CastlingFault::Duplicate('H')
+        );
+        assert_eq!(
+            fault(&format!("{frc} KQkd - 0 1"), true),
+            CastlingFault::NoRook('d')
+        );
+        assert_eq!(
+            fault("4k3/8/8/8/8/8/8/R5K1 w K - 0 1", true),
+            CastlingFault::NoRook('K')
+        );
+        assert_eq!(
+            fault("4k3/8/8/8/8/8/1K6/R6R w Q - 0 1", true),
+            CastlingFault::KingNotOnBackRank('Q')
+        );
+    }
+
+    #[test]
+    fn chess960_castling_is_king_takes_rook_both_ways() {
+        let fen = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R3KR1 w KQkq - 0 1";
+        let pos = Position::from_fen_chess960(fen).unwrap();
+        let short = pos.parse_uci("f1g1").unwrap();
+        assert!(is_castling(pos.board(), short));
+        assert_eq!(pos.move_to_uci(short), "f1g1");
+        let long = pos.parse_uci("f1b1").unwrap();
+        assert_eq!(pos.move_to_uci(long), "f1b1");
+        // The king's destination is no castling notation in Chess960.
+        assert_eq!(
+            pos.parse_uci("f1c1").unwrap_err().kind,
+            MoveErrorKind::Illegal
+        );
+        let mut after = pos.clone();
+        after.play_uci("f1b1").unwrap();
+        assert_eq!(
+            after.to_fen(),
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/2KR2R1 b kq - 1 1"
+        );
+        // The standard start read as Chess960: the same moves, written e1h1.
+        let start = Position::from_fen_chess960(&Position::startpos().to_fen()).unwrap();
+        let std = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        let c960 = Position::from_fen_chess960(&std.to_fen()).unwrap();
+        assert_eq!(c960.board(), std.board());
+        assert_eq!(c960.move_to_uci(std.parse_uci("e1g1").unwrap()), "e1h1");
+        assert_eq!(start.legal_moves().len(), 20);
     }
 
     #[test]

@@ -71,7 +71,7 @@ impl Worker<'_> {
         }
         // Replaced by depth 1's best move, which always completes.
         let mut best = (root_moves[0], 0);
-        result.best_move = Some(move_to_uci(board, best.0));
+        result.best_move = Some(move_to_uci(board, best.0, self.chess960));
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let timed = self.budget.soft_ms.is_some();
         let mut stability = Stability::default();
@@ -187,7 +187,7 @@ impl Worker<'_> {
         if let Some(b) = self.root_best {
             *best = b;
         }
-        let best_uci = move_to_uci(board, best.0);
+        let best_uci = move_to_uci(board, best.0, self.chess960);
         result.best_move = Some(best_uci.clone());
         result.score = Score::from_internal(best.1);
         if result.pv.first() != Some(&best_uci) {
@@ -221,7 +221,7 @@ impl Worker<'_> {
         self.armed = true;
         self.prev_best = Some(best);
         let pv = self.extract_pv(board, best, depth);
-        result.best_move = Some(move_to_uci(board, best));
+        result.best_move = Some(move_to_uci(board, best, self.chess960));
         result.ponder = pv.get(1).cloned();
         result.score = Score::from_internal(score);
         result.depth = depth;
@@ -276,7 +276,7 @@ impl Worker<'_> {
         let mut b = board.clone();
         let mut mv = first;
         loop {
-            pv.push(move_to_uci(&b, mv));
+            pv.push(move_to_uci(&b, mv, self.chess960));
             earlier.push(repetition_key(&b));
             b.play_unchecked(mv);
             if pv.len() >= max_len || drawn_by_rule(&b, &earlier) {

@@ -263,6 +263,7 @@ impl Searcher {
                 side,
             );
             worker.thread_nodes = thread_nodes;
+            worker.chess960 = pos.chess960();
             worker.use_tablebases(tb);
             worker.iterate(&board, limits, info)
         };

@@ -129,6 +129,8 @@ pub(super) struct Worker<'a> {
     pub(super) thread_nodes: &'a [NodeCount],
     /// This thread's index in `thread_nodes` (0, the main thread, reports).
     pub(super) thread: usize,
+    /// Chess960: moves in reports are written king-takes-rook.
+    pub(super) chess960: bool,
     /// Syzygy tables (`SyzygyPath`), and the most pieces a probe takes
     /// (0 without tables: then no probe costs more than this test).
     pub(super) tb: Option<&'a Tablebases>,
@@ -229,6 +231,7 @@ impl<'a> Worker<'a> {
             qs_pv: Vec::new(),
             thread_nodes: &[],
             thread: 0,
+            chess960: false,
             tb: None,
             tb_cardinality: 0,
             tbhits: 0,
