@@ -22,6 +22,7 @@ pub mod flags;
 mod resolve;
 mod schema;
 mod tablebases;
+pub use tablebases::resolve_tablebases;
 
 pub use error::ConfigError;
 pub use resolve::{

@@ -299,7 +299,8 @@ impl MatchConfig {
         let games = resolve_games(&mut raw, path)?;
         let openings = resolve_openings(&mut raw, path, &base)?;
         let mut settings = resolve_game_settings(&mut raw, tc, path)?;
-        settings.adjudication.tablebases = resolve_tablebases(&mut raw, path, &base)?;
+        settings.adjudication.tablebases =
+            resolve_tablebases(raw.tablebases.as_mut(), "tablebases", path, &base)?;
         let max_start_failures = resolve_max_start_failures(&mut raw, path)?;
         Ok(MatchConfig {
             name,

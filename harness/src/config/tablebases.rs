@@ -7,23 +7,26 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::ConfigError;
-use super::schema::RawConfig;
+use super::schema::RawTablebases;
 use crate::play::tablebase::{TablebaseRule, Tablebases};
 
-/// `tablebases:` into opened tables (`None` without the section), its
-/// defaults and absolute paths written back into `raw`.
-pub(super) fn resolve_tablebases(
-    raw: &mut RawConfig,
+/// A `tablebases:` section (named `key` in the file at `path`, folders
+/// relative to `base`) into opened tables (`None` without the section), its
+/// defaults and absolute paths written back. The match config and
+/// `datagen` share it.
+pub fn resolve_tablebases(
+    section: Option<&mut RawTablebases>,
+    key: &str,
     path: &Path,
     base: &Path,
 ) -> Result<Option<Arc<Tablebases>>, ConfigError> {
-    let Some(t) = raw.tablebases.as_mut() else {
+    let Some(t) = section else {
         return Ok(None);
     };
     if t.paths.is_empty() {
         return Err(invalid(
             path,
-            "tablebases.paths",
+            &format!("{key}.paths"),
             "give at least one folder",
         ));
     }
@@ -39,7 +42,7 @@ pub(super) fn resolve_tablebases(
     if let Some(n) = t.pieces.filter(|&n| n < 3) {
         return Err(invalid(
             path,
-            "tablebases.pieces",
+            &format!("{key}.pieces"),
             format!("{n}: the smallest tables have 3 pieces"),
         ));
     }
@@ -49,7 +52,7 @@ pub(super) fn resolve_tablebases(
         adjudicate: t.adjudicate.unwrap_or_default(),
     };
     let tables = Tablebases::open(&paths, rule)
-        .map_err(|e| invalid(path, "tablebases.paths", e.to_string()))?;
+        .map_err(|e| invalid(path, &format!("{key}.paths"), e.to_string()))?;
     t.paths = paths.iter().map(|p| p.display().to_string()).collect();
     t.pieces = Some(tables.rule().pieces);
     t.ignore_50_move = Some(rule.ignore_50_move);

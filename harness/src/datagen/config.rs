@@ -4,12 +4,14 @@
 //! folder, which a resumed run reloads and must match.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use karsinta_engine::Params;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::config::{resolve_tablebases, ConfigError, RawTablebases};
 use crate::formats::records::RecordFormat;
+use crate::play::tablebase::Tablebases;
 
 /// The config file as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,6 +42,10 @@ pub struct RawDatagenConfig {
     pub filter: RawFilter,
     #[serde(default)]
     pub adjudication: RawAdjudicate,
+    /// Syzygy tables (the match config's `tablebases:` section): a game
+    /// ends with the tables' result as soon as its position is in them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tablebases: Option<RawTablebases>,
 }
 
 /// Per-move search limit; at least one of them.
@@ -169,6 +175,7 @@ pub struct DatagenConfig {
     pub max_score_cp: i32,
     pub filter: Filter,
     pub adjudicate: Adjudicate,
+    pub tablebases: Option<Arc<Tablebases>>,
 }
 
 fn invalid(path: &Path, key: &str, message: impl Into<String>) -> ConfigError {
@@ -270,6 +277,7 @@ impl DatagenConfig {
                 "must be at least 1",
             ));
         }
+        let tablebases = resolve_tablebases(raw.tablebases.as_mut(), "tablebases", path, dir)?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -293,6 +301,7 @@ impl DatagenConfig {
             max_score_cp: raw.start.max_score_cp.unwrap_or(400),
             filter,
             adjudicate,
+            tablebases,
             raw,
         })
     }

@@ -1,15 +1,20 @@
 //! `karsinta datagen convert`: training data from one format to another.
 //! Positions convert freely between bulletformat and text; viriformat games
 //! convert to either (every position of the game) and to viriformat; a
-//! position format cannot become viriformat, which needs the moves.
+//! position format cannot become viriformat, which needs the moves. PGN
+//! games convert to all of them ([`convert_pgn`]).
 
 use std::io::Write;
 use std::path::Path;
 
+use shakmaty::{Color, KnownOutcome, Position};
+
 use super::run::DatagenError;
-use crate::formats::records::{RecordError, RecordFormat};
+use crate::formats::pgn_read::{comment_eval_cp, PgnGame, PgnGames};
+use crate::formats::records::{DataGame, DataPly, RecordError, RecordFormat, Wdl, MATE_SCORE};
 use crate::formats::training::decode_records;
-use crate::formats::{bullet, text, viri};
+use crate::formats::training::encode_record;
+use crate::formats::viri;
 
 /// What a conversion did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,12 +60,8 @@ pub fn convert_bytes(
     } else {
         decode_records(data, from, &mut |r| {
             records += 1;
-            match to {
-                RecordFormat::Bullet => out.extend_from_slice(&bullet::encode(&r)),
-                _ => {
-                    out.extend_from_slice(text::encode(&r).as_bytes());
-                    out.push(b'\n');
-                }
+            if let Err(e) = encode_record(to, &r, &mut out) {
+                encode_error = encode_error.take().or(Some(e));
             }
         })
     };
@@ -104,4 +105,166 @@ pub fn convert(
         records,
         bytes: bytes.len() as u64,
     })
+}
+
+/// What a conversion from PGN did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConvertedPgn {
+    pub games: u64,
+    pub records: u64,
+    pub bytes: u64,
+    /// Positions whose move comment had no evaluation (stored as score 0).
+    pub unscored: u64,
+    /// Games skipped: (1-based game number, reason), the first hundred kept.
+    pub skipped: Vec<(u64, String)>,
+    pub skipped_total: u64,
+}
+
+/// A PGN game as a training game: every position before a main-line move,
+/// scored by that move's comment (`[%eval]`, TCEC `wv=`, cutechess
+/// `+0.31/12`; mates saturate, none is 0), labelled with the game's result.
+pub fn pgn_game(game: &PgnGame, unscored: &mut u64) -> DataGame {
+    let mut pos = game.start.clone();
+    let mut plies = Vec::with_capacity(game.moves.len());
+    for m in &game.moves {
+        let eval = m
+            .comment
+            .as_deref()
+            .and_then(|c| comment_eval_cp(c, pos.turn()));
+        let mate = m
+            .comment
+            .as_deref()
+            .and_then(|c| comment_mate_white(c, pos.turn()));
+        let score_white = match (eval, mate) {
+            (Some(cp), _) => cp.clamp(-f64::from(MATE_SCORE - 1), f64::from(MATE_SCORE - 1)) as i16,
+            (None, Some(white_mates)) => {
+                if white_mates {
+                    MATE_SCORE
+                } else {
+                    -MATE_SCORE
+                }
+            }
+            (None, None) => {
+                *unscored += 1;
+                0
+            }
+        };
+        plies.push(DataPly {
+            mv: m.mv,
+            score_white,
+        });
+        pos.play_unchecked(m.mv);
+    }
+    let result = match game.result {
+        KnownOutcome::Decisive { winner } => Wdl::win(winner),
+        KnownOutcome::Draw => Wdl::Draw,
+    };
+    DataGame {
+        start: game.start.clone(),
+        plies,
+        result,
+    }
+}
+
+/// A mate score in a move comment (`[%eval #3]`, cutechess `+M5/12`):
+/// whether White is the side that mates.
+fn comment_mate_white(comment: &str, mover: Color) -> Option<bool> {
+    let c = comment.trim();
+    if let Some(i) = c.find("[%eval #") {
+        return Some(!c[i + 8..].starts_with('-'));
+    }
+    let first = c.split_whitespace().next()?.split('/').next()?;
+    let mover_mates = match first {
+        s if s.starts_with("+M") || s.starts_with('M') => true,
+        s if s.starts_with("-M") => false,
+        _ => return None,
+    };
+    Some(mover_mates == (mover == Color::White))
+}
+
+/// Convert the PGN file `input` into a new file `output` (`to`): each
+/// replayed game whole (viriformat) or position by position. A game that
+/// does not replay is skipped and reported, never a reason to stop.
+pub fn convert_pgn(
+    input: &Path,
+    output: &Path,
+    to: RecordFormat,
+) -> Result<ConvertedPgn, ConvertError> {
+    let read_error = |source| RecordError::Io {
+        path: input.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(input).map_err(read_error)?;
+    let mut games = PgnGames::new(std::io::BufReader::new(file));
+    let io = |source| DatagenError::Io {
+        path: output.to_path_buf(),
+        source,
+    };
+    // Streamed: memory stays that of one game whatever the file's size.
+    let mut writer = std::io::BufWriter::new(std::fs::File::create(output).map_err(io)?);
+    let mut done = ConvertedPgn::default();
+    let mut out = Vec::new();
+    while let Some((number, game)) = games.next_game().map_err(read_error)? {
+        let game = match game {
+            Ok(g) => g,
+            Err((_, reason)) => {
+                done.skipped_total += 1;
+                if done.skipped.len() < 100 {
+                    done.skipped.push((number, reason));
+                }
+                continue;
+            }
+        };
+        let data = pgn_game(&game, &mut done.unscored);
+        done.games += 1;
+        out.clear();
+        if to == RecordFormat::Viriformat {
+            let bytes = viri::encode(&data).map_err(|message| DatagenError::Folder {
+                path: input.to_path_buf(),
+                message: format!("game {number}: {message}"),
+            })?;
+            out.extend_from_slice(&bytes);
+            done.records += data.plies.len() as u64;
+        } else {
+            for r in data.records() {
+                // Only viriformat refuses a lone position.
+                let _ = encode_record(to, &r, &mut out);
+                done.records += 1;
+            }
+        }
+        writer.write_all(&out).map_err(io)?;
+        done.bytes += out.len() as u64;
+    }
+    writer.flush().map_err(io)?;
+    Ok(done)
+}
+
+/// What `convert` reads: PGN games or a training-data format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    Pgn,
+    Records(RecordFormat),
+}
+
+impl std::str::FromStr for Source {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Source, String> {
+        if s == "pgn" {
+            return Ok(Source::Pgn);
+        }
+        s.parse().map(Source::Records).map_err(|_| {
+            format!("unknown format '{s}' (expected pgn, bullet, text, viriformat or marlinformat)")
+        })
+    }
+}
+
+impl Source {
+    /// The source a file name suggests (by extension), if any.
+    pub fn of_path(path: &Path) -> Option<Source> {
+        if path.extension().is_some_and(|e| e == "pgn") {
+            return Some(Source::Pgn);
+        }
+        crate::formats::records::format_of_path(path).map(Source::Records)
+    }
 }

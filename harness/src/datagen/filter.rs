@@ -11,7 +11,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{EnPassantMode, Position};
 
 use super::config::Filter;
-use super::selfplay::Played;
+use super::selfplay::{Played, TABLEBASE_ENDING};
 use crate::formats::records::{Record, Wdl};
 
 /// Counts of a run (or one game), added up game by game.
@@ -33,6 +33,9 @@ pub struct Counts {
     pub tactical: u64,
     pub mate: u64,
     pub duplicates: u64,
+    /// Games ended by the tablebases (absent in ledgers written before them).
+    #[serde(default)]
+    pub tablebase_games: u64,
 }
 
 impl Counts {
@@ -50,6 +53,7 @@ impl Counts {
         self.tactical += o.tactical;
         self.mate += o.mate;
         self.duplicates += o.duplicates;
+        self.tablebase_games += o.tablebase_games;
     }
 }
 
@@ -59,12 +63,13 @@ pub fn key(r: &Record) -> u64 {
     z.0
 }
 
-/// The records of `played` that pass `filter` (new keys go into `seen`),
-/// and the game's counts.
-pub fn select(played: &Played, filter: &Filter, seen: &mut HashSet<u64>) -> (Vec<Record>, Counts) {
+/// The counts every game has: one game, its result, its positions, and
+/// whether the tables ended it.
+fn game_counts(played: &Played) -> Counts {
     let mut c = Counts {
         games: 1,
         positions: played.info.len() as u64,
+        tablebase_games: u64::from(played.ending == TABLEBASE_ENDING),
         ..Counts::default()
     };
     match played.game.result {
@@ -72,6 +77,13 @@ pub fn select(played: &Played, filter: &Filter, seen: &mut HashSet<u64>) -> (Vec
         Wdl::Draw => c.draws = 1,
         Wdl::BlackWins => c.black_wins = 1,
     }
+    c
+}
+
+/// The records of `played` that pass `filter` (new keys go into `seen`),
+/// and the game's counts.
+pub fn select(played: &Played, filter: &Filter, seen: &mut HashSet<u64>) -> (Vec<Record>, Counts) {
+    let mut c = game_counts(played);
     let mut out = Vec::new();
     for (ply, (rec, info)) in played
         .game
@@ -101,17 +113,7 @@ pub fn select(played: &Played, filter: &Filter, seen: &mut HashSet<u64>) -> (Vec
 
 /// The counts of a game written whole (viriformat): nothing is dropped.
 pub fn whole_game(played: &Played) -> Counts {
-    let n = played.info.len() as u64;
-    let mut c = Counts {
-        games: 1,
-        positions: n,
-        written: n,
-        ..Counts::default()
-    };
-    match played.game.result {
-        Wdl::WhiteWins => c.white_wins = 1,
-        Wdl::Draw => c.draws = 1,
-        Wdl::BlackWins => c.black_wins = 1,
-    }
+    let mut c = game_counts(played);
+    c.written = c.positions;
     c
 }

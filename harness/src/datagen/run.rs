@@ -31,7 +31,8 @@ use super::selfplay::{play_game, Played};
 use super::start::{opening_position, start_position};
 use crate::config::ConfigError;
 use crate::formats::records::RecordFormat;
-use crate::formats::{bullet, text, viri};
+use crate::formats::training::encode_record;
+use crate::formats::viri;
 
 /// A run that cannot go on; each names the file.
 #[derive(Debug, Error)]
@@ -101,7 +102,8 @@ impl DatagenReport {
     pub fn text(&self) -> String {
         let c = &self.counts;
         format!(
-            "games {} (white {} / draw {} / black {}; no playable start {}, engine failures {})\n\
+            "games {} (white {} / draw {} / black {}; ended by tablebases {}; no playable start {}, \
+             engine failures {})\n\
              positions searched {}, written {} ({} format, {} bytes, {:.1} bytes/position)\n\
              dropped: ply range {}, in check {}, tactical best move {}, mate score {}, duplicate {}\n\
              speed this session: {:.1} games/s, {:.0} positions/s over {:.1} s\n",
@@ -109,6 +111,7 @@ impl DatagenReport {
             c.white_wins,
             c.draws,
             c.black_wins,
+            c.tablebase_games,
             c.starts_failed,
             c.failed,
             c.positions,
@@ -266,13 +269,7 @@ impl Output {
         let mut data = Vec::new();
         let mut keys = Vec::with_capacity(records.len() * 8);
         for r in &records {
-            match self.format {
-                RecordFormat::Bullet => data.extend_from_slice(&bullet::encode(r)),
-                _ => {
-                    data.extend_from_slice(text::encode(r).as_bytes());
-                    data.push(b'\n');
-                }
-            }
+            encode_record(self.format, r, &mut data)?;
             keys.extend_from_slice(&filter::key(r).to_le_bytes());
         }
         Ok((data, keys, counts))

@@ -12,7 +12,7 @@ use karsinta_engine::board::position::GameState;
 use karsinta_engine::search::SearchResult;
 use karsinta_engine::{Limits, Position, Score, Searcher};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color};
+use shakmaty::{CastlingMode, Chess, Color, KnownOutcome};
 
 use super::config::{Adjudicate, DatagenConfig, SearchLimit};
 use crate::formats::records::{DataGame, DataPly, Wdl, MATE_SCORE};
@@ -34,6 +34,9 @@ pub struct Played {
     /// How it ended (`checkmate`, `threefold`, `adjudicated win`, ...).
     pub ending: &'static str,
 }
+
+/// The ending of a game the tablebases adjudicated.
+pub const TABLEBASE_ENDING: &str = "tablebase";
 
 /// Search `pos` at `limit`.
 pub fn search(searcher: &mut Searcher, pos: &Position, limit: &SearchLimit) -> SearchResult {
@@ -149,6 +152,13 @@ pub fn play_game(
         pos.play_uci(&best).map_err(|e| format!("{best}: {e}"))?;
         if let Some(end) = adjudicated(&cfg.adjudicate, &scores) {
             break end;
+        }
+        if let Some(known) = cfg.tablebases.as_ref().and_then(|t| t.adjudicate(&board)) {
+            let result = match known {
+                KnownOutcome::Decisive { winner } => Wdl::win(winner),
+                KnownOutcome::Draw => Wdl::Draw,
+            };
+            break (result, TABLEBASE_ENDING);
         }
     };
     Ok(Played {

@@ -224,3 +224,165 @@ fn convert_between_formats() {
     let refused = convert(&txt, RecordFormat::Text, &vf2, RecordFormat::Viriformat);
     assert!(matches!(refused, Err(ConvertError::CannotHold { .. })));
 }
+
+/// `rec` with each rook that can still castle turned into a bishop.
+fn castling_rooks_as_bishops(
+    rec: &crate::formats::records::Record,
+) -> crate::formats::records::Record {
+    use shakmaty::{CastlingMode, Chess, FromSetup, Piece, Position, Role};
+    let mut setup = rec.pos.to_setup(shakmaty::EnPassantMode::Legal);
+    for sq in setup.castling_rights {
+        if let Some(p) = setup.board.piece_at(sq) {
+            setup.board.set_piece_at(
+                sq,
+                Piece {
+                    color: p.color,
+                    role: Role::Bishop,
+                },
+            );
+        }
+    }
+    setup.castling_rights = shakmaty::Bitboard::EMPTY;
+    // Four bishops and eight pawns is more than a game can have; allowed here.
+    let pos = match Chess::from_setup(setup, CastlingMode::Standard) {
+        Ok(pos) => pos,
+        Err(e) => e.ignore_too_much_material().unwrap(),
+    };
+    crate::formats::records::Record { pos, ..rec.clone() }
+}
+
+#[test]
+fn marlinformat_read_back_by_the_crate() {
+    use bulletformat::chess::MarlinFormat;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mf = generate(dir, "m", &config(dir, RecordFormat::Marlinformat, 2, 3));
+    let bin = generate(dir, "b", &config(dir, RecordFormat::Bullet, 2, 3));
+    assert_eq!(mf.len(), bin.len(), "the same games, the same positions");
+    // The crate's loader turns each marlinformat record into its own
+    // side-to-move ChessBoard: the bulletformat record of the same
+    // position. bulletformat 1.8.0 reads a castling rook (code 6) as a
+    // bishop, so where a right remains the crate's board has a bishop there.
+    let mut loaded = Vec::new();
+    DataLoader::<MarlinFormat>::new(dir.join("m/data.marlin"), 1)
+        .unwrap()
+        .map_positions(|m| loaded.push(ChessBoard::from(*m)));
+    let ours = read_records(&dir.join("m/data.marlin"), RecordFormat::Marlinformat).unwrap();
+    let as_bullet = read_records(&dir.join("b/data.bin"), RecordFormat::Bullet).unwrap();
+    assert_eq!(loaded.len(), ours.len());
+    for ((crate_cb, rec), b) in loaded.iter().zip(&ours).zip(&as_bullet) {
+        assert_eq!(bullet::to_chessboard(rec), bullet::to_chessboard(b));
+        assert_eq!(
+            *crate_cb,
+            bullet::to_chessboard(&castling_rooks_as_bishops(rec))
+        );
+    }
+    // marlinformat keeps what bulletformat drops: the side to move and the
+    // counters survive our reader.
+    assert!(ours
+        .iter()
+        .any(|r| shakmaty::Position::turn(&r.pos) == shakmaty::Color::Black));
+    assert!(ours
+        .iter()
+        .all(|r| shakmaty::Position::fullmoves(&r.pos).get() > 1));
+}
+
+#[test]
+fn tablebases_end_games_with_their_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // King and queen against king, the side with the queen to move: every
+    // game enters the 3-piece tables after one move and is a White win.
+    let book = dir.join("kqk.epd");
+    std::fs::write(
+        &book,
+        "4k3/8/8/8/8/8/8/3QK3 w - - 0 1\n4k3/8/8/8/8/8/8/Q3K3 w - - 0 1\n",
+    )
+    .unwrap();
+    let tables = crate::play::tablebase::test_tables();
+    let yaml = format!(
+        "games: 2\nformat: text\nseed: 3\nhash_mb: 1\nlimit: {{ nodes: 2000 }}\n\
+         start: {{ book: {}, check_nodes: 0 }}\nfilter: {{ min_ply: 0 }}\n\
+         tablebases: {{ paths: [{}] }}\n",
+        book.display(),
+        tables.display()
+    );
+    let raw: RawDatagenConfig = serde_yaml::from_str(&yaml).unwrap();
+    let cfg = DatagenConfig::resolve(raw, &dir.join("datagen.yaml")).unwrap();
+    let out = dir.join("run");
+    super::create_run(&cfg, &out).unwrap();
+    let report = super::run(&cfg, &out, &mut |_| {}).unwrap();
+    assert_eq!(report.counts.tablebase_games, 2);
+    assert_eq!(report.counts.white_wins, 2);
+    assert_eq!(report.counts.positions, 2, "one move per game");
+    let text = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(text.contains("ended by tablebases 2"), "{text}");
+    // Without the tables the same starts play on.
+    let raw: RawDatagenConfig = serde_yaml::from_str(
+        &yaml[..yaml.find("tablebases").unwrap()].replace("games: 2", "games: 1"),
+    )
+    .unwrap();
+    let cfg = DatagenConfig::resolve(raw, &dir.join("datagen.yaml")).unwrap();
+    super::create_run(&cfg, &dir.join("plain")).unwrap();
+    let plain = super::run(&cfg, &dir.join("plain"), &mut |_| {}).unwrap();
+    assert_eq!(plain.counts.tablebase_games, 0);
+    assert!(plain.counts.positions > 1);
+    // A folder that is not there is refused naming the key and the path.
+    let raw: RawDatagenConfig =
+        serde_yaml::from_str(&yaml.replace(&tables.display().to_string(), "/no/such/tables"))
+            .unwrap();
+    let err = DatagenConfig::resolve(raw, &dir.join("datagen.yaml")).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("tablebases.paths") && msg.contains("/no/such/tables"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn pgn_games_convert_to_every_format() {
+    use super::convert::convert_pgn;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let pgn = dir.join("games.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n[Result \"1-0\"]\n\n\
+         1. e4 {+0.31/12 0.05s} e5 {-0.20/11 0.04s} 2. Qh5 {book} Nc6 {[%eval #-3]} \
+         3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+         [Event \"bad\"]\n[Result \"1-0\"]\n\n1. e4 e4 1-0\n\n\
+         [Event \"c\"]\n[Result \"1/2-1/2\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n\
+         1. Kd1 {[%eval 0.00]} Kd8 1/2-1/2\n",
+    )
+    .unwrap();
+    let vf = dir.join("g.vf");
+    let done = convert_pgn(&pgn, &vf, RecordFormat::Viriformat).unwrap();
+    assert_eq!((done.games, done.skipped_total, done.records), (2, 1, 9));
+    assert_eq!(done.skipped[0].0, 2);
+    // Positions without an evaluation: Qh5's (book), Bc4, Nf6, Qxf7, Kd8.
+    assert_eq!(done.unscored, 5);
+    let recs = read_records(&vf, RecordFormat::Viriformat).unwrap();
+    let scores: Vec<i16> = recs.iter().map(|r| r.score_white).collect();
+    // cutechess comments are the mover's view; `[%eval #-3]` is White's
+    // view: Black mates.
+    assert_eq!(scores, vec![31, 20, 0, -32000, 0, 0, 0, 0, 0]);
+    assert!(recs[..7]
+        .iter()
+        .all(|r| r.result == crate::formats::records::Wdl::WhiteWins));
+    assert!(recs[7..]
+        .iter()
+        .all(|r| r.result == crate::formats::records::Wdl::Draw));
+    for f in [
+        RecordFormat::Bullet,
+        RecordFormat::Text,
+        RecordFormat::Marlinformat,
+    ] {
+        let out = dir.join(format!("g.{}", f.extension()));
+        let done = convert_pgn(&pgn, &out, f).unwrap();
+        assert_eq!(done.records, 9);
+        let back = read_records(&out, f).unwrap();
+        let expect: Vec<ChessBoard> = recs.iter().map(bullet::to_chessboard).collect();
+        let got: Vec<ChessBoard> = back.iter().map(bullet::to_chessboard).collect();
+        assert_eq!(got, expect, "{f}");
+    }
+}

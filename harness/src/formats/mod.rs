@@ -3,11 +3,13 @@
 //! books and test suites), PGN games out ([`pgn_write`]: the games file of a
 //! run folder, split back on resume), and training data ([`records`]: the
 //! record types; [`training`]: one reader for [`bullet`] (bulletformat),
-//! [`text`] (`FEN | score | result`) and [`viri`] (viriformat)).
+//! [`text`] (`FEN | score | result`), [`viri`] (viriformat) and [`marlin`]
+//! (marlinformat)).
 
 pub mod bullet;
 pub mod epd;
 pub mod fen;
+pub mod marlin;
 pub mod pgn_read;
 pub mod pgn_write;
 pub mod records;

@@ -77,6 +77,37 @@ impl PgnGame {
     }
 }
 
+/// The evaluation in a move comment, in centipawns, from White's view:
+/// `[%eval 0.31]` (lichess, White's view), TCEC's `wv=0.31` (White's view)
+/// or cutechess's `+0.31/12 0.05s` (the mover's view). Mate scores, book
+/// comments and numbers that are not finite (`nan`, `inf`, `1e400`) give
+/// `None`: Rust parses those, and a NaN label would corrupt the dataset.
+pub fn comment_eval_cp(comment: &str, mover: Color) -> Option<f64> {
+    parse_comment_eval_cp(comment, mover).filter(|cp| cp.is_finite())
+}
+
+fn parse_comment_eval_cp(comment: &str, mover: Color) -> Option<f64> {
+    let c = comment.trim();
+    if let Some(i) = c.find("wv=") {
+        let v = c[i + 3..].split([',', ' ', '}']).next()?;
+        return v.parse::<f64>().ok().map(|p| p * 100.0);
+    }
+    if let Some(i) = c.find("[%eval ") {
+        let v = c[i + 7..].split([']', ' ']).next()?;
+        if v.starts_with('#') {
+            return None;
+        }
+        return v.parse::<f64>().ok().map(|p| p * 100.0);
+    }
+    let first = c.split_whitespace().next()?;
+    let score = first.split('/').next()?;
+    if !first.contains('/') || score.contains('M') {
+        return None;
+    }
+    let p: f64 = score.parse().ok()?;
+    Some(if mover == Color::White { p } else { -p } * 100.0)
+}
+
 /// One game of a file: replayed, or skipped with its kind and reason.
 pub type GameOutput = Result<PgnGame, (SkipKind, String)>;
 

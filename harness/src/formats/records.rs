@@ -1,8 +1,8 @@
 //! Training records, the unit every training-data format holds: a position,
 //! its search score and the game's result, both from White's view
 //! ([`Record`]); and the games viriformat keeps whole ([`DataGame`]). The
-//! formats themselves are [`super::bullet`], [`super::text`] and
-//! [`super::viri`]; [`RecordFormat`] names them for configs and flags, and
+//! formats themselves are [`super::bullet`], [`super::text`],
+//! [`super::viri`] and [`super::marlin`]; [`RecordFormat`] names them for configs and flags, and
 //! [`super::training`] reads any of them.
 
 use std::fmt;
@@ -121,13 +121,16 @@ pub enum RecordFormat {
     Text,
     /// viriformat games (a packed start position, then moves and scores).
     Viriformat,
+    /// Marlinflow's 32-byte packed boards (White's view, whole position).
+    Marlinformat,
 }
 
 impl RecordFormat {
-    pub const ALL: [RecordFormat; 3] = [
+    pub const ALL: [RecordFormat; 4] = [
         RecordFormat::Bullet,
         RecordFormat::Text,
         RecordFormat::Viriformat,
+        RecordFormat::Marlinformat,
     ];
 
     pub fn name(self) -> &'static str {
@@ -135,6 +138,7 @@ impl RecordFormat {
             RecordFormat::Bullet => "bullet",
             RecordFormat::Text => "text",
             RecordFormat::Viriformat => "viriformat",
+            RecordFormat::Marlinformat => "marlinformat",
         }
     }
 
@@ -146,6 +150,7 @@ impl RecordFormat {
             RecordFormat::Viriformat => {
                 "viriformat (32-byte packed board, 4-byte move/score pairs, 4 zero bytes)"
             }
+            RecordFormat::Marlinformat => "marlinformat (32-byte packed boards)",
         }
     }
 
@@ -155,6 +160,7 @@ impl RecordFormat {
             RecordFormat::Bullet => "bin",
             RecordFormat::Text => "txt",
             RecordFormat::Viriformat => "vf",
+            RecordFormat::Marlinformat => "marlin",
         }
     }
 
@@ -177,7 +183,9 @@ impl FromStr for RecordFormat {
         RecordFormat::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown format '{s}' (expected bullet, text or viriformat)"))
+            .ok_or_else(|| {
+                format!("unknown format '{s}' (expected bullet, text, viriformat or marlinformat)")
+            })
     }
 }
 
@@ -231,6 +239,7 @@ pub fn format_of_path(path: &Path) -> Option<RecordFormat> {
         "bin" | "bullet" => Some(RecordFormat::Bullet),
         "txt" | "text" => Some(RecordFormat::Text),
         "vf" | "viri" | "viriformat" => Some(RecordFormat::Viriformat),
+        "marlin" | "mf" | "marlinformat" => Some(RecordFormat::Marlinformat),
         _ => None,
     }
 }

@@ -15,12 +15,30 @@ pub fn decode_records(
     match format {
         RecordFormat::Bullet => super::bullet::decode_all(data, each),
         RecordFormat::Text => super::text::decode_all(data, each),
+        RecordFormat::Marlinformat => super::marlin::decode_all(data, each),
         RecordFormat::Viriformat => super::viri::decode_all(data, &mut |game| {
             for r in game.records() {
                 each(r);
             }
         }),
     }
+}
+
+/// Append `rec` to `out` in a position format; viriformat, which keeps
+/// whole games, cannot take a lone position.
+pub fn encode_record(format: RecordFormat, rec: &Record, out: &mut Vec<u8>) -> Result<(), String> {
+    match format {
+        RecordFormat::Bullet => out.extend_from_slice(&super::bullet::encode(rec)),
+        RecordFormat::Marlinformat => out.extend_from_slice(&super::marlin::encode(rec)),
+        RecordFormat::Text => {
+            out.extend_from_slice(super::text::encode(rec).as_bytes());
+            out.push(b'\n');
+        }
+        RecordFormat::Viriformat => {
+            return Err("viriformat holds whole games, not lone positions".to_string())
+        }
+    }
+    Ok(())
 }
 
 /// Every record of the file at `path`.

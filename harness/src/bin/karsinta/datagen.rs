@@ -2,7 +2,7 @@
 //! ```text
 //! karsinta datagen CONFIG.yaml [--out DIR] [--quiet]
 //! karsinta datagen --resume DIR [--quiet]
-//! karsinta datagen convert IN OUT [--from FORMAT] [--to FORMAT]
+//! karsinta datagen convert IN OUT [--from FORMAT|pgn] [--to FORMAT]
 //! ```
 //! The work is in [`karsinta_harness::datagen`].
 
@@ -37,7 +37,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum DatagenCmd {
-    /// Training data from one format to another (bullet, text, viriformat).
+    /// Training data from one format to another (bullet, text, viriformat,
+    /// marlinformat), or from PGN games.
     Convert(ConvertArgs),
 }
 
@@ -45,9 +46,10 @@ pub enum DatagenCmd {
 pub struct ConvertArgs {
     pub input: PathBuf,
     pub output: PathBuf,
-    /// Input format (default: from the extension: .bin, .txt, .vf).
+    /// Input format: pgn, bullet, text, viriformat or marlinformat
+    /// (default: from the extension: .pgn, .bin, .txt, .vf, .marlin).
     #[arg(long)]
-    pub from: Option<RecordFormat>,
+    pub from: Option<convert::Source>,
     /// Output format (default: from the extension).
     #[arg(long)]
     pub to: Option<RecordFormat>,
@@ -79,23 +81,46 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 }
 
 fn run_convert(c: ConvertArgs) -> anyhow::Result<()> {
-    let pick = |given: Option<RecordFormat>, path: &PathBuf| {
-        given.or_else(|| format_of_path(path)).ok_or_else(|| {
-            UsageError(format!(
-                "{}: say its format with --from/--to (bullet, text, viriformat)",
-                path.display()
-            ))
-        })
+    let unknown = |path: &PathBuf| {
+        UsageError(format!(
+            "{}: say its format with --from/--to (pgn, bullet, text, viriformat, marlinformat)",
+            path.display()
+        ))
     };
-    let from = pick(c.from, &c.input)?;
-    let to = pick(c.to, &c.output)?;
-    let done = convert::convert(&c.input, from, &c.output, to)?;
-    println!(
-        "{} positions, {from} -> {to}, {} bytes written to {}",
-        done.records,
-        done.bytes,
-        c.output.display()
-    );
+    let from = c
+        .from
+        .or_else(|| convert::Source::of_path(&c.input))
+        .ok_or_else(|| unknown(&c.input))?;
+    let to =
+        c.to.or_else(|| format_of_path(&c.output))
+            .ok_or_else(|| unknown(&c.output))?;
+    match from {
+        convert::Source::Records(from) => {
+            let done = convert::convert(&c.input, from, &c.output, to)?;
+            println!(
+                "{} positions, {from} -> {to}, {} bytes written to {}",
+                done.records,
+                done.bytes,
+                c.output.display()
+            );
+        }
+        convert::Source::Pgn => {
+            let done = convert::convert_pgn(&c.input, &c.output, to)?;
+            for (game, reason) in &done.skipped {
+                eprintln!("{}: game {game} skipped: {reason}", c.input.display());
+            }
+            println!(
+                "{} games ({} skipped), {} positions ({} without an evaluation comment, scored 0), \
+                 pgn -> {to}, {} bytes written to {}",
+                done.games,
+                done.skipped_total,
+                done.records,
+                done.unscored,
+                done.bytes,
+                c.output.display()
+            );
+        }
+    }
     Ok(())
 }
 

@@ -132,9 +132,6 @@ fn texel_data(a: TexelDataArgs) -> anyhow::Result<()> {
         Some(p) => Params::load_yaml(p).map_err(|e| UsageError(e.to_string()))?,
         None => Params::default(),
     };
-    if a.syzygy.is_some() && a.format.is_some() {
-        return usage("--syzygy labels positions of PGN games, not of --format records");
-    }
     let tablebases = match &a.syzygy {
         None => None,
         Some(paths) => {

@@ -2,7 +2,8 @@
 //! records (datagen's bulletformat, text or viriformat files) instead of
 //! PGN. Each record's position is resolved to its quiet leaf and traced as
 //! the PGN path does; the label is the game's result, blended with the
-//! record's search score by `lambda`. A bad or truncated file is refused
+//! record's search score by `lambda`, or the tablebases' result where
+//! `--syzygy` tables know the position. A bad or truncated file is refused
 //! whole, at its byte offset.
 //!
 //! The resolve, trace, dedup and write steps are those of
@@ -15,7 +16,9 @@ use karsinta_engine::search::Searcher;
 use rayon::prelude::*;
 
 use super::dataset::DatasetWriter;
-use super::extract::{keep, resolve_leaf, ExtractError, ExtractOptions, ExtractReport};
+use super::extract::{
+    keep, resolve_leaf, white_score, ExtractError, ExtractOptions, ExtractReport,
+};
 use crate::formats::records::{Record, RecordFormat, MATE_SCORE};
 use crate::formats::training::read_records;
 
@@ -42,11 +45,25 @@ pub fn extract_records(
     for path in files {
         let records = read_records(path, format)?;
         report.positions_sampled += records.len() as u64;
+        // The tables' result, where they know the position, replaces the game's.
+        let labels: Vec<f32> = records
+            .iter()
+            .map(
+                |r| match opts.tablebases.as_ref().and_then(|t| t.result(&r.pos)) {
+                    Some(outcome) => {
+                        report.tablebase_labels += 1;
+                        white_score(outcome)
+                    }
+                    None => label(r, opts.lambda),
+                },
+            )
+            .collect();
         let resolved: Vec<_> = records
             .par_iter()
+            .zip(labels)
             .map_init(
                 || Searcher::with_hash_mb(opts.params.clone(), 1),
-                |s, r| resolve_leaf(s, &r.pos, label(r, opts.lambda), opts),
+                |s, (r, label)| resolve_leaf(s, &r.pos, label, opts),
             )
             .collect();
         if keep(resolved, opts, &mut seen, &mut writer, &mut report)? {
