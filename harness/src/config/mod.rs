@@ -26,8 +26,8 @@ pub use tablebases::resolve_tablebases;
 
 pub use error::ConfigError;
 pub use resolve::{
-    resolve_engine_description, MatchConfig, OpeningsConfig, Overrides, DEFAULT_INIT_TIMEOUT_MS,
-    DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
+    resolve_engine_description, resolve_engine_entry, MatchConfig, OpeningsConfig, Overrides,
+    DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
 };
 pub use schema::{
     RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, RawTablebases,

@@ -455,7 +455,7 @@ pub(super) fn resolve_engines(
                 format!("'{}' is used by two engines", e.name),
             ));
         }
-        engines.push(resolve_engine(e, &key, path, base)?);
+        engines.push(resolve_engine_entry(e, &key, path, base)?);
     }
     Ok(engines)
 }
@@ -468,11 +468,13 @@ pub fn resolve_engine_description(
     base: &Path,
     key: &dyn Fn(&str) -> String,
 ) -> Result<PlayerSpec, ConfigError> {
-    resolve_engine(&mut engine, key, base, base)
+    resolve_engine_entry(&mut engine, key, base, base)
 }
 
-/// One engine (`key` names its keys in errors); fills its defaults in.
-fn resolve_engine(
+/// One engine (`key` names its keys in errors, `path` is the file that
+/// describes it, relative paths from `base`); fills its defaults and
+/// absolute paths into `e`, so that the resolved description reloads.
+pub fn resolve_engine_entry(
     e: &mut RawEngine,
     key: &dyn Fn(&str) -> String,
     path: &Path,

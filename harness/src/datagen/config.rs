@@ -9,9 +9,12 @@ use std::sync::Arc;
 use karsinta_engine::Params;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{resolve_tablebases, ConfigError, RawTablebases};
+use crate::config::{
+    resolve_engine_entry, resolve_tablebases, ConfigError, RawEngine, RawKind, RawTablebases,
+};
 use crate::formats::records::RecordFormat;
 use crate::play::tablebase::Tablebases;
+use crate::players::PlayerSpec;
 
 /// The config file as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,6 +31,10 @@ pub struct RawDatagenConfig {
     /// Games played at once (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    /// A UCI engine to play the games instead of the in-process engine (a
+    /// match config's `engines:` entry: `name`, `cmd`, `args`, `options`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<RawEngine>,
     /// Engine parameter file (relative to this file); default: built-in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<String>,
@@ -176,6 +183,51 @@ pub struct DatagenConfig {
     pub filter: Filter,
     pub adjudicate: Adjudicate,
     pub tablebases: Option<Arc<Tablebases>>,
+    /// The UCI engine that plays, or `None` for the in-process engine.
+    pub engine: Option<PlayerSpec>,
+}
+
+/// `engine:`: a UCI engine, its limits the ones UCI has (hard nodes or
+/// depth, one of them), the in-process keys left out.
+fn resolve_uci_engine(
+    raw: &mut RawDatagenConfig,
+    path: &Path,
+    dir: &Path,
+) -> Result<Option<PlayerSpec>, ConfigError> {
+    let Some(engine) = raw.engine.as_mut() else {
+        return Ok(None);
+    };
+    if engine.kind.is_some_and(|k| k != RawKind::Uci) {
+        return Err(invalid(
+            path,
+            "engine.type",
+            "datagen plays a UCI engine here; the in-process engine is the default without `engine:`",
+        ));
+    }
+    if raw.params.is_some() {
+        return Err(invalid(
+            path,
+            "params",
+            "the in-process engine's parameters; a UCI engine takes `engine.options`",
+        ));
+    }
+    let l = &raw.limit;
+    if l.soft_nodes.is_some() {
+        return Err(invalid(
+            path,
+            "limit.soft_nodes",
+            "UCI has no soft node limit; give limit.nodes or limit.depth",
+        ));
+    }
+    if l.nodes.is_some() && l.depth.is_some() {
+        return Err(invalid(
+            path,
+            "limit",
+            "a UCI engine takes one limit: nodes or depth",
+        ));
+    }
+    let spec = resolve_engine_entry(engine, &|k| format!("engine.{k}"), path, dir)?;
+    Ok(Some(spec))
 }
 
 fn invalid(path: &Path, key: &str, message: impl Into<String>) -> ConfigError {
@@ -211,6 +263,7 @@ impl DatagenConfig {
         if raw.games == 0 {
             return Err(invalid(path, "games", "must be at least 1"));
         }
+        let engine = resolve_uci_engine(&mut raw, path, dir)?;
         let l = &raw.limit;
         if l.soft_nodes.is_none() && l.nodes.is_none() && l.depth.is_none() {
             return Err(invalid(path, "limit", "give soft_nodes, nodes or depth"));
@@ -302,6 +355,7 @@ impl DatagenConfig {
             filter,
             adjudicate,
             tablebases,
+            engine,
             raw,
         })
     }

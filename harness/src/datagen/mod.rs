@@ -1,8 +1,9 @@
 //! `karsinta datagen`: training data from self-play of the in-process
-//! engine, in the formats NNUE trainers read ([`crate::formats::records`]).
+//! engine or any UCI engine, in the formats NNUE trainers read ([`crate::formats::records`]).
 //!
 //! - [`config`]: the YAML config, resolved;
 //! - [`start`]: random start positions with a playability check;
+//! - [`mover`]: the engine that plays, in-process or UCI;
 //! - [`selfplay`]: one game, searched at fixed nodes or depth;
 //! - [`filter`]: which positions are written, counts per filter;
 //! - [`run`](mod@run): the workers, the ordered writer, the ledger and resume;
@@ -16,6 +17,7 @@
 pub mod config;
 pub mod convert;
 pub mod filter;
+pub mod mover;
 pub mod run;
 pub mod selfplay;
 pub mod start;

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use karsinta_engine::{Position, Searcher};
+use karsinta_engine::Position;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -27,12 +27,15 @@ use thiserror::Error;
 
 use super::config::DatagenConfig;
 use super::filter::{self, Counts};
+use super::mover::{uci_limit, InProcess, Mover, Uci};
 use super::selfplay::{play_game, Played};
 use super::start::{opening_position, start_position};
 use crate::config::ConfigError;
 use crate::formats::records::RecordFormat;
 use crate::formats::training::encode_record;
 use crate::formats::viri;
+use crate::players::check_player_limit;
+use crate::players::MoveLimit;
 
 /// A run that cannot go on; each names the file.
 #[derive(Debug, Error)]
@@ -47,6 +50,9 @@ pub enum DatagenError {
     Config(#[from] ConfigError),
     #[error("{path}: {message}")]
     Folder { path: PathBuf, message: String },
+    /// The config's engine cannot start or cannot search at the limit.
+    #[error("engine {name}: {message}")]
+    Engine { name: String, message: String },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DatagenError + '_ {
@@ -328,27 +334,34 @@ fn failed(e: String) -> (Vec<u8>, Vec<u8>, Counts, String) {
 }
 
 /// Game `index`: its start from its own stream, then the game.
-fn one_game(
-    cfg: &DatagenConfig,
-    book: &[Position],
-    index: u64,
-    searcher: &mut Searcher,
-) -> Outcome {
+fn one_game(cfg: &DatagenConfig, book: &[Position], index: u64, mover: &mut dyn Mover) -> Outcome {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     rng.set_stream(index);
-    let (start, _) = start_position(cfg, book, &mut rng, searcher);
-    let Some(start) = start else {
-        return Outcome::NoStart;
-    };
-    match panic::catch_unwind(AssertUnwindSafe(|| play_game(cfg, start, searcher))) {
-        Ok(Ok(p)) => Outcome::Played(p),
+    let played = panic::catch_unwind(AssertUnwindSafe(|| {
+        match start_position(cfg, book, &mut rng, mover)? {
+            (Some(start), _) => play_game(cfg, start, mover).map(Some),
+            (None, _) => Ok(None),
+        }
+    }));
+    match played {
+        Ok(Ok(Some(p))) => Outcome::Played(p),
+        Ok(Ok(None)) => Outcome::NoStart,
         Ok(Err(e)) => Outcome::Failed(e),
         Err(_) => {
-            // The searcher's state is suspect after a panic.
-            *searcher = Searcher::with_hash_mb(cfg.params.clone(), cfg.hash_mb);
+            // The engine's state is suspect after a panic.
+            mover.reset();
             Outcome::Failed(format!("the engine panicked in game {index}"))
         }
     }
+}
+
+/// The engine of one worker thread: the config's UCI engine, or the
+/// in-process engine.
+fn start_mover(cfg: &DatagenConfig) -> Result<Box<dyn Mover>, String> {
+    Ok(match &cfg.engine {
+        Some(spec) => Box::new(Uci::new(spec)?),
+        None => Box::new(InProcess::new(cfg)),
+    })
 }
 
 /// The book's positions (empty without a book).
@@ -379,6 +392,14 @@ pub fn run(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<DatagenReport, DatagenError> {
     let book = load_book(cfg)?;
+    // An engine that cannot start is a setup error, before any game.
+    if let Some(spec) = &cfg.engine {
+        let limit = uci_limit(&cfg.limit).unwrap_or(MoveLimit::Nodes(1));
+        check_player_limit(spec, &limit).map_err(|e| DatagenError::Engine {
+            name: spec.name.clone(),
+            message: e.to_string(),
+        })?;
+    }
     let mut out = Output::open(dir, cfg.format)?;
     let started = Instant::now();
     let positions_before = out.counts.positions;
@@ -391,12 +412,17 @@ pub fn run(
             let tx = tx.clone();
             let (next, abort, book) = (&next, &abort, &book);
             s.spawn(move || {
-                let mut searcher = Searcher::with_hash_mb(cfg.params.clone(), cfg.hash_mb);
+                let mut mover = start_mover(cfg);
                 while !abort.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= cfg.games
-                        || tx.send((i, one_game(cfg, book, i, &mut searcher))).is_err()
-                    {
+                    if i >= cfg.games {
+                        break;
+                    }
+                    let outcome = match mover.as_mut() {
+                        Ok(m) => one_game(cfg, book, i, m.as_mut()),
+                        Err(e) => Outcome::Failed(e.clone()),
+                    };
+                    if tx.send((i, outcome)).is_err() {
                         break;
                     }
                 }

@@ -1,20 +1,17 @@
-//! One self-play game of the in-process engine against itself: every move
-//! searched at the configured limit (soft nodes stop the search after the
-//! iteration that passes them, hard nodes and depth are the engine's own
-//! limits), the rules judged on the position, and the game adjudicated as a
+//! One self-play game of an engine against itself ([`super::mover`]): every
+//! move searched at the configured limit, checked and played, the rules
+//! judged on the position, and the game adjudicated as a
 //! win or draw once the scores agree long enough. The game is kept with
 //! shakmaty moves and White-relative scores ([`DataGame`]), and per ply
 //! what the filters need ([`PlyInfo`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use karsinta_engine::board::position::GameState;
-use karsinta_engine::search::SearchResult;
-use karsinta_engine::{Limits, Position, Score, Searcher};
+use karsinta_engine::{Position, Score};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, KnownOutcome};
 
-use super::config::{Adjudicate, DatagenConfig, SearchLimit};
+use super::config::{Adjudicate, DatagenConfig};
+use super::mover::{Mover, Reached};
 use crate::formats::records::{DataGame, DataPly, Wdl, MATE_SCORE};
 
 /// What the filters know of a ply.
@@ -37,23 +34,6 @@ pub struct Played {
 
 /// The ending of a game the tablebases adjudicated.
 pub const TABLEBASE_ENDING: &str = "tablebase";
-
-/// Search `pos` at `limit`.
-pub fn search(searcher: &mut Searcher, pos: &Position, limit: &SearchLimit) -> SearchResult {
-    let limits = Limits {
-        nodes: limit.nodes,
-        depth: limit.depth.map(|d| i32::try_from(d).unwrap_or(i32::MAX)),
-        ..Limits::default()
-    };
-    let stop = AtomicBool::new(false);
-    let soft = limit.soft_nodes;
-    searcher.search(pos, &limits, &stop, &mut |i| {
-        // Called between iterations, so where it stops depends on nodes only.
-        if soft.is_some_and(|s| i.nodes >= s) {
-            stop.store(true, Ordering::Relaxed);
-        }
-    })
-}
 
 /// The search score as stored: centipawns, mates saturated, side to move's view.
 fn stored_score(score: Score) -> i16 {
@@ -105,13 +85,14 @@ fn rules_end(pos: &Position) -> Option<(Wdl, &'static str)> {
     }
 }
 
-/// Play one game from `start`.
+/// Play one game from `start`, every move searched by `mover` and checked
+/// against the rules before it is played.
 pub fn play_game(
     cfg: &DatagenConfig,
     start: Position,
-    searcher: &mut Searcher,
+    mover: &mut dyn Mover,
 ) -> Result<Played, String> {
-    searcher.new_game();
+    mover.new_game()?;
     let fen = start.to_fen();
     let start_chess: Chess = fen
         .parse::<shakmaty::fen::Fen>()
@@ -120,6 +101,7 @@ pub fn play_game(
         .map_err(|e| format!("{fen}: {e}"))?;
     let mut pos = start;
     let mut board = start_chess.clone();
+    let mut uci: Vec<String> = Vec::new();
     let mut plies = Vec::new();
     let mut info = Vec::new();
     let mut scores: Vec<i16> = Vec::new();
@@ -130,26 +112,38 @@ pub fn play_game(
         if plies.len() >= cfg.adjudicate.max_plies as usize {
             break (Wdl::Draw, "maximum length");
         }
-        let r = search(searcher, &pos, &cfg.limit);
-        let best = r
-            .best_move
-            .ok_or("no move from the search of a live position")?;
+        let at = Reached {
+            start_fen: &fen,
+            moves: &uci,
+            pos: &pos,
+        };
+        let answer = mover.search(&at, &cfg.limit)?;
         let white = shakmaty::Position::turn(&board) == Color::White;
-        let stm = stored_score(r.score);
+        let stm = stored_score(answer.score);
         let score_white = if white { stm } else { -stm };
-        let mv = UciMove::from_ascii(best.as_bytes())
+        let mv = UciMove::from_ascii(answer.best.as_bytes())
             .ok()
             .and_then(|u| u.to_move(&board).ok())
-            .ok_or_else(|| format!("the engine's move {best} is not legal in {}", pos.to_fen()))?;
+            .ok_or_else(|| {
+                format!(
+                    "the engine's move {} is not legal in {}",
+                    answer.best,
+                    pos.to_fen()
+                )
+            })?;
         info.push(PlyInfo {
             in_check: shakmaty::Position::is_check(&board),
             tactical: mv.is_capture() || mv.is_promotion(),
-            mate: matches!(r.score, Score::Mate(_)),
+            mate: matches!(answer.score, Score::Mate(_)),
         });
         plies.push(DataPly { mv, score_white });
         scores.push(score_white);
+        // One spelling of the move for both boards and the engine.
+        let played = mv.to_uci(CastlingMode::Standard).to_string();
         shakmaty::Position::play_unchecked(&mut board, mv);
-        pos.play_uci(&best).map_err(|e| format!("{best}: {e}"))?;
+        pos.play_uci(&played)
+            .map_err(|e| format!("{played}: {e}"))?;
+        uci.push(played);
         if let Some(end) = adjudicated(&cfg.adjudicate, &scores) {
             break end;
         }

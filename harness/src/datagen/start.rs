@@ -4,13 +4,12 @@
 //! within a bound). A position that fails is drawn again from the same
 //! seeded stream, so game `i` always starts from the same position.
 
-use std::sync::atomic::AtomicBool;
-
-use karsinta_engine::{Limits, Position, Score, Searcher};
+use karsinta_engine::{Position, Score};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::config::DatagenConfig;
+use super::config::{DatagenConfig, SearchLimit};
+use super::mover::{Mover, Reached};
 use crate::openings::Opening;
 use karsinta_engine::board::position::GameState;
 
@@ -43,28 +42,36 @@ fn candidate(base: &Position, plies: u32, rng: &mut ChaCha8Rng) -> Option<Positi
     (pos.state() == GameState::Ongoing).then_some(pos)
 }
 
-/// Whether a short search scores `pos` within the bound.
-fn playable(cfg: &DatagenConfig, pos: &Position, searcher: &mut Searcher) -> bool {
+/// Whether a short search scores `pos` within the bound; an engine that
+/// fails the search fails the game.
+fn playable(cfg: &DatagenConfig, pos: &Position, mover: &mut dyn Mover) -> Result<bool, String> {
     if cfg.check_nodes == 0 {
-        return true;
+        return Ok(true);
     }
-    searcher.new_game();
-    let limits = Limits {
+    mover.new_game()?;
+    let limit = SearchLimit {
+        soft_nodes: None,
         nodes: Some(cfg.check_nodes),
-        ..Limits::default()
+        depth: None,
     };
-    let stop = AtomicBool::new(false);
-    let r = searcher.search(pos, &limits, &stop, &mut |_| {});
-    matches!(r.score, Score::Cp(cp) if cp.abs() <= cfg.max_score_cp)
+    let fen = pos.to_fen();
+    let at = Reached {
+        start_fen: &fen,
+        moves: &[],
+        pos,
+    };
+    let answer = mover.search(&at, &limit)?;
+    Ok(matches!(answer.score, Score::Cp(cp) if cp.abs() <= cfg.max_score_cp))
 }
 
 /// The start of a game and the draws it took; `None` after [`MAX_ATTEMPTS`].
+/// An engine failure in the playability search is an error.
 pub fn start_position(
     cfg: &DatagenConfig,
     book: &[Position],
     rng: &mut ChaCha8Rng,
-    searcher: &mut Searcher,
-) -> (Option<Position>, u32) {
+    mover: &mut dyn Mover,
+) -> Result<(Option<Position>, u32), String> {
     let startpos = Position::startpos();
     for attempt in 1..=MAX_ATTEMPTS {
         let base = if book.is_empty() {
@@ -73,10 +80,10 @@ pub fn start_position(
             &book[rng.gen_range(0..book.len())]
         };
         if let Some(pos) = candidate(base, cfg.random_plies, rng) {
-            if playable(cfg, &pos, searcher) {
-                return (Some(pos), attempt);
+            if playable(cfg, &pos, mover)? {
+                return Ok((Some(pos), attempt));
             }
         }
     }
-    (None, MAX_ATTEMPTS)
+    Ok((None, MAX_ATTEMPTS))
 }

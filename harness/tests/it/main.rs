@@ -9,6 +9,7 @@ mod ab_bench;
 mod ab_gate;
 mod cli_extras;
 mod configs;
+mod datagen;
 mod engine_options;
 mod faults;
 mod fuzz;
