@@ -10,6 +10,7 @@
 //! - [`db`]: the connection with retry/backoff, the schema.
 //! - [`settings`]: the config's `dist:` block.
 //! - [`signature`]: engine bench signatures workers must match.
+//! - [`speed`]: a machine's bench speed and the clock scaled to it.
 //! - [`queue`]: tests, batches, leases, the one completion core.
 //! - [`kinds`]: what a test plays and how its batches count (match, SPSA).
 //! - [`worker`]: claims, plays and completes batches.
@@ -24,5 +25,6 @@ pub mod kinds;
 pub mod queue;
 pub mod settings;
 pub mod signature;
+pub mod speed;
 pub mod status;
 pub mod worker;

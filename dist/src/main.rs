@@ -47,10 +47,24 @@ enum Cmd {
         /// Test name (default: the config's `name`).
         #[arg(long)]
         name: Option<String>,
+        #[command(flatten)]
+        queue: QueueArgs,
+    },
+    /// Change a test's priority or throughput weight (workers follow at
+    /// their next batch).
+    Set {
+        test: String,
+        /// Workers take the highest priority first.
+        #[arg(long, allow_negative_numbers = true)]
+        priority: Option<i32>,
+        /// Weight among the tests of its priority.
+        #[arg(long)]
+        throughput: Option<f64>,
     },
     /// Claim, play and complete batches.
     Worker {
-        /// Only this test (default: the oldest open one, then the next).
+        /// Only this test (default: the queue's choice by priority and
+        /// throughput share, re-asked at every batch).
         #[arg(long)]
         test: Option<String>,
         /// Exit when no work is left (for batch schedulers).
@@ -59,6 +73,8 @@ enum Cmd {
         /// Games at once (default: the config's `concurrency`).
         #[arg(long)]
         concurrency: Option<usize>,
+        #[command(flatten)]
+        machine: MachineArgs,
     },
     /// Progress, Elo, LLR and per-worker figures.
     Status { test: Option<String> },
@@ -71,6 +87,69 @@ enum Cmd {
     },
     /// Stop a test: its workers end at their next claim or heartbeat.
     Stop { test: String },
+}
+
+/// How a new test shares the fleet, and the machine it needs.
+#[derive(clap::Args)]
+struct QueueArgs {
+    /// Workers take the open tests of the highest priority first.
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    priority: i32,
+    /// Weight among the tests of its priority (game slots are shared in
+    /// proportion).
+    #[arg(long, default_value_t = queue::catalog::DEFAULT_THROUGHPUT)]
+    throughput: f64,
+    /// Only machines with at least this many cores.
+    #[arg(long, default_value_t = 0)]
+    min_cores: u32,
+    /// Only machines with at least this much memory (MiB, or with a G/M
+    /// suffix: 8G).
+    #[arg(long, value_parser = memory_mb)]
+    min_memory: Option<u64>,
+    /// Only machines with Syzygy tables (`worker --syzygy`).
+    #[arg(long)]
+    require_syzygy: bool,
+    /// The speed (bench nodes per second) the test's clock is meant for
+    /// (default: this machine's, measured; fixed-node tests keep none).
+    #[arg(long)]
+    reference_nps: Option<u64>,
+}
+
+/// `8G`, `512M`, `2048` (MiB).
+fn memory_mb(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mul) = match t.char_indices().last() {
+        Some((i, 'G' | 'g')) => (&t[..i], 1024),
+        Some((i, 'M' | 'm')) => (&t[..i], 1),
+        _ => (t, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .ok_or_else(|| format!("'{s}' is not a memory size (MiB, or 8G, 512M)"))
+}
+
+/// This machine as the queue sees it.
+#[derive(clap::Args)]
+struct MachineArgs {
+    /// Folders of Syzygy tables here (DIR[:DIR...]); tests that require
+    /// Syzygy go only to machines with tables.
+    #[arg(long, value_delimiter = ':')]
+    syzygy: Vec<PathBuf>,
+    /// Bench runs at start (median speed and spread).
+    #[arg(long, default_value_t = karsinta_dist::speed::DEFAULT_RUNS)]
+    bench_runs: usize,
+    /// Bench spread ((max - min) / median) above which this machine is
+    /// noisy and takes only fixed-node or fixed-depth tests.
+    #[arg(long, default_value_t = karsinta_dist::speed::DEFAULT_NOISY_SPREAD)]
+    noisy_spread: f64,
+    /// For testing: take this speed instead of measuring it.
+    #[arg(long)]
+    assume_nps: Option<u64>,
+    /// For testing: take this bench spread instead of measuring it.
+    #[arg(long)]
+    assume_spread: Option<f64>,
 }
 
 /// A failed command: its exit status and its one-line message.
@@ -135,15 +214,63 @@ fn migrate(conn: &Conn) -> Result<(), Failure> {
     Ok(())
 }
 
-fn create(conn: &Conn, config: &Path, name: Option<&str>) -> Result<(), Failure> {
+fn create(conn: &Conn, config: &Path, name: Option<&str>, q: &QueueArgs) -> Result<(), Failure> {
     let text =
         std::fs::read_to_string(config).map_err(|e| setup(format!("{}: {e}", config.display())))?;
     // Checked before connecting: bad input is a setup error.
     let kind = TestKind::load(&text, config).map_err(setup)?;
     let name = name.map_or_else(|| kind.config().name.clone(), str::to_string);
+    let share = queue::Share {
+        priority: q.priority,
+        throughput: queue::Share::check_throughput(q.throughput)
+            .map_err(|e| setup(format!("--throughput: {e}")))?,
+        min_cores: q.min_cores,
+        min_memory_mb: q.min_memory.unwrap_or(0),
+        require_syzygy: q.require_syzygy,
+    };
+    if q.reference_nps == Some(0) {
+        return Err(setup("--reference-nps: must be positive"));
+    }
+    // Only a clock is scaled: a fixed-node test needs no reference speed.
+    let reference_nps = if karsinta_dist::speed::is_fixed_limit(&kind.config().settings.tc) {
+        None
+    } else {
+        Some(q.reference_nps.unwrap_or_else(|| {
+            karsinta_dist::speed::measure(karsinta_dist::speed::DEFAULT_RUNS).nps
+        }))
+    };
+    let queueing = queue::Queueing {
+        share,
+        reference_nps,
+    };
     let mut db = conn.open()?;
-    let t = kind.create(&mut db, &name).map_err(runtime)?;
+    let t = kind
+        .create_queued(&mut db, &name, &queueing)
+        .map_err(runtime)?;
     println!("{}", kind.created_line(&t));
+    Ok(())
+}
+
+fn set(
+    conn: &Conn,
+    test: &str,
+    priority: Option<i32>,
+    throughput: Option<f64>,
+) -> Result<(), Failure> {
+    if priority.is_none() && throughput.is_none() {
+        return Err(setup("set: give --priority and/or --throughput"));
+    }
+    if let Some(w) = throughput {
+        queue::Share::check_throughput(w).map_err(|e| setup(format!("--throughput: {e}")))?;
+    }
+    let mut db = conn.open()?;
+    let found = db
+        .run(|c| queue::set_share(c, test, priority, throughput))
+        .map_err(runtime)?;
+    if !found {
+        return Err(setup(format!("no test named {test}")));
+    }
+    println!("test {test} updated");
     Ok(())
 }
 
@@ -152,7 +279,21 @@ fn worker(
     test: Option<&str>,
     fleet: bool,
     concurrency: Option<usize>,
+    m: &MachineArgs,
 ) -> Result<(), Failure> {
+    if m.assume_nps == Some(0) {
+        return Err(setup("--assume-nps: must be positive"));
+    }
+    for (flag, v) in [
+        ("--noisy-spread", Some(m.noisy_spread)),
+        ("--assume-spread", m.assume_spread),
+    ] {
+        if v.is_some_and(|x| !x.is_finite() || x < 0.0) {
+            return Err(setup(format!(
+                "{flag}: must be a fraction of at least 0 (0.1 is 10%)"
+            )));
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
@@ -162,6 +303,11 @@ fn worker(
         concurrency,
         patience: conn.patience,
         stop: Some(stop),
+        syzygy: m.syzygy.clone(),
+        bench_runs: m.bench_runs,
+        noisy_spread: m.noisy_spread,
+        assume_nps: m.assume_nps,
+        assume_spread: m.assume_spread,
         ..WorkerOptions::new(&conn.url)
     };
     let r = run_worker(&opts).map_err(|e| Failure {
@@ -224,12 +370,22 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     };
     match &cli.cmd {
         Cmd::Migrate => migrate(&conn),
-        Cmd::Create { config, name } => create(&conn, config, name.as_deref()),
+        Cmd::Create {
+            config,
+            name,
+            queue,
+        } => create(&conn, config, name.as_deref(), queue),
+        Cmd::Set {
+            test,
+            priority,
+            throughput,
+        } => set(&conn, test, *priority, *throughput),
         Cmd::Worker {
             test,
             fleet,
             concurrency,
-        } => worker(&conn, test.as_deref(), *fleet, *concurrency),
+            machine,
+        } => worker(&conn, test.as_deref(), *fleet, *concurrency, machine),
         Cmd::Status { test } => show_status(&conn, test.as_deref()),
         Cmd::Export { test, out } => write_export(&conn, test, out),
         Cmd::Stop { test } => stop(&conn, test),

@@ -6,10 +6,12 @@
 //! Slow suites (real games with worker processes, 200 connections) are
 //! `#[ignore]`d: `cargo test --release -p karsinta-dist -- --ignored`.
 
+mod clocks;
 mod fleet;
 mod pg;
 mod queue;
 mod scale;
+mod shares;
 mod skips;
 mod spsa;
 mod support;

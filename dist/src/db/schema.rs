@@ -67,6 +67,36 @@ const SCHEMA: &[&str] = &[
         result  text,
         PRIMARY KEY (test_id, k)
     );",
+    // 2: many tests sharing the fleet (priority, throughput weight, the
+    // machine a test needs), machines with their measured speed, and the
+    // clock each worker plays (scaled to its speed) per worker and batch.
+    "ALTER TABLE dist_tests
+        ADD COLUMN priority       integer NOT NULL DEFAULT 0,
+        ADD COLUMN throughput     double precision NOT NULL DEFAULT 100 CHECK (throughput > 0),
+        ADD COLUMN min_cores      integer NOT NULL DEFAULT 0,
+        ADD COLUMN min_memory_mb  bigint NOT NULL DEFAULT 0,
+        ADD COLUMN require_syzygy boolean NOT NULL DEFAULT false,
+        ADD COLUMN fixed_limit    boolean NOT NULL DEFAULT false,
+        ADD COLUMN reference_nps  bigint;
+    CREATE TABLE dist_machines (
+        id        bigserial PRIMARY KEY,
+        host      text NOT NULL,
+        pid       integer NOT NULL,
+        cores     integer NOT NULL,
+        memory_mb bigint NOT NULL,
+        syzygy    boolean NOT NULL,
+        nps       bigint NOT NULL,
+        spread    double precision NOT NULL,
+        noisy     boolean NOT NULL,
+        started   timestamptz NOT NULL DEFAULT now()
+    );
+    ALTER TABLE dist_workers
+        ADD COLUMN machine_id  bigint REFERENCES dist_machines(id),
+        ADD COLUMN concurrency integer NOT NULL DEFAULT 1,
+        ADD COLUMN clock       text,
+        ADD COLUMN left_at     timestamptz;
+    ALTER TABLE dist_batches ADD COLUMN clock text;
+    CREATE INDEX dist_workers_active ON dist_workers (test_id) WHERE left_at IS NULL;",
 ];
 
 /// The schema version this build writes.

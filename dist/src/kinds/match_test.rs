@@ -14,7 +14,7 @@ use karsinta_harness::stats::{Pentanomial, SprtDecision};
 use postgres::Transaction;
 
 use crate::db::{Db, DbError};
-use crate::queue::catalog::{self, insert_test, Kind, NewTest, TestRow};
+use crate::queue::catalog::{self, insert_test, Kind, NewTest, Queueing, TestRow};
 use crate::queue::results::{batch_entries, PairResult};
 use crate::settings::DistSettings;
 use crate::signature;
@@ -62,6 +62,17 @@ impl MatchTest {
     /// Create test `name`: records the engines' signatures and queues
     /// every batch.
     pub fn create(&self, db: &mut Db, name: &str) -> Result<TestRow, DbError> {
+        self.create_queued(db, name, &Queueing::default())
+    }
+
+    /// [`MatchTest::create`] with its share of the fleet and its clock's
+    /// reference speed.
+    pub fn create_queued(
+        &self,
+        db: &mut Db,
+        name: &str,
+        queue: &Queueing,
+    ) -> Result<TestRow, DbError> {
         let dist = DistSettings::of(&self.cfg)?;
         let (sigs, _) =
             signature::signatures(&self.cfg.engines, dist.bench_depth).map_err(invalid)?;
@@ -75,6 +86,8 @@ impl MatchTest {
             window_batches: dist.window_batches,
             lease_seconds: dist.lease_seconds,
             signatures: &sigs,
+            fixed_limit: crate::speed::is_fixed_limit(&self.cfg.settings.tc),
+            queue,
         };
         db.run(|c| {
             let mut tx = c.transaction()?;

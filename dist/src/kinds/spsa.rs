@@ -29,7 +29,7 @@ use postgres::{Client, Transaction};
 use serde::{Deserialize, Serialize};
 
 use crate::db::{Db, DbError};
-use crate::queue::catalog::{insert_test, Kind, NewTest, TestRow};
+use crate::queue::catalog::{insert_test, Kind, NewTest, Queueing, TestRow};
 use crate::queue::results::{batch_entries, PairResult};
 use crate::settings::DistSettings;
 use crate::signature;
@@ -116,6 +116,17 @@ impl SpsaTest {
     /// it as `karsinta tune spsa` does): with the engines' signatures,
     /// every iteration queued and theta_0 recorded.
     pub fn create(&self, db: &mut Db, name: &str) -> Result<TestRow, DbError> {
+        self.create_queued(db, name, &Queueing::default())
+    }
+
+    /// [`SpsaTest::create`] with its share of the fleet and its clock's
+    /// reference speed.
+    pub fn create_queued(
+        &self,
+        db: &mut Db,
+        name: &str,
+        queue: &Queueing,
+    ) -> Result<TestRow, DbError> {
         let dist = DistSettings::of_spsa(&self.cfg)?;
         let path = self.cfg.path.display();
         if i32::try_from(self.setup.iterations).is_err() {
@@ -144,6 +155,8 @@ impl SpsaTest {
             window_batches: window,
             lease_seconds: dist.lease_seconds,
             signatures: &sigs,
+            fixed_limit: crate::speed::is_fixed_limit(&self.cfg.settings.tc),
+            queue,
         };
         db.run(|c| {
             let mut tx = c.transaction()?;

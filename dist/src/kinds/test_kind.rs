@@ -14,7 +14,7 @@ use postgres::Transaction;
 use crate::db::{Db, DbError};
 use crate::kinds::match_test::MatchTest;
 use crate::kinds::spsa::SpsaTest;
-use crate::queue::catalog::{Kind, TestRow};
+use crate::queue::catalog::{Kind, Queueing, TestRow};
 use crate::queue::results::PairResult;
 
 /// What a test plays and how its batches count.
@@ -68,9 +68,20 @@ impl TestKind {
 
     /// Create test `name` in the database, every batch pending.
     pub fn create(&self, db: &mut Db, name: &str) -> Result<TestRow, DbError> {
+        self.create_queued(db, name, &Queueing::default())
+    }
+
+    /// [`TestKind::create`] with its share of the fleet and its clock's
+    /// reference speed.
+    pub fn create_queued(
+        &self,
+        db: &mut Db,
+        name: &str,
+        queue: &Queueing,
+    ) -> Result<TestRow, DbError> {
         match self {
-            TestKind::Match(m) => m.create(db, name),
-            TestKind::Spsa(s) => s.create(db, name),
+            TestKind::Match(m) => m.create_queued(db, name, queue),
+            TestKind::Spsa(s) => s.create_queued(db, name, queue),
         }
     }
 

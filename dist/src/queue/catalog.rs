@@ -82,11 +82,64 @@ pub struct TestRow {
     pub sprt_pairs: i64,
     /// The SPRT's decision, once it crossed a bound.
     pub decision: Option<SprtDecision>,
+    /// Its place in the queue and the machine it needs.
+    pub share: Share,
+    /// Played at fixed nodes or depth (a noisy machine may take it).
+    pub fixed_limit: bool,
+    /// The speed its clock is meant for: a worker of speed `nps` plays
+    /// `tc * reference_nps / nps` (`None`: the nominal clock).
+    pub reference_nps: Option<i64>,
+}
+
+/// How a test shares the fleet with the other open tests, and the
+/// machine it needs (see [`crate::queue::choose`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Share {
+    /// Workers take the open tests of the highest priority first.
+    pub priority: i32,
+    /// Its weight among the tests of its priority: workers' game slots
+    /// are shared in proportion to it.
+    pub throughput: f64,
+    /// Fewer cores than this: the machine never takes it.
+    pub min_cores: u32,
+    /// Less memory (MiB) than this: the machine never takes it.
+    pub min_memory_mb: u64,
+    /// Only machines with Syzygy tables (`worker --syzygy`) take it.
+    pub require_syzygy: bool,
+}
+
+/// OpenBench's default weight.
+pub const DEFAULT_THROUGHPUT: f64 = 100.0;
+
+impl Default for Share {
+    fn default() -> Share {
+        Share {
+            priority: 0,
+            throughput: DEFAULT_THROUGHPUT,
+            min_cores: 0,
+            min_memory_mb: 0,
+            require_syzygy: false,
+        }
+    }
+}
+
+impl Share {
+    /// A weight that can share: positive and finite.
+    pub fn check_throughput(w: f64) -> Result<f64, DbError> {
+        if w.is_finite() && w > 0.0 && w <= 1e9 {
+            Ok(w)
+        } else {
+            Err(DbError::Invalid(format!(
+                "throughput {w}: must be a positive number (at most 1e9)"
+            )))
+        }
+    }
 }
 
 pub(crate) const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
     window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
-    sprt_pairs, decision, kind";
+    sprt_pairs, decision, kind, priority, throughput, min_cores, min_memory_mb, require_syzygy, \
+    fixed_limit, reference_nps";
 
 pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
     Ok(TestRow {
@@ -108,6 +161,15 @@ pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
             .map(parse_decision)
             .transpose()?,
         kind: r.get::<_, &str>(14).parse()?,
+        share: Share {
+            priority: r.get(15),
+            throughput: r.get(16),
+            min_cores: r.get::<_, i32>(17).max(0) as u32,
+            min_memory_mb: r.get::<_, i64>(18).max(0) as u64,
+            require_syzygy: r.get(19),
+        },
+        fixed_limit: r.get(20),
+        reference_nps: r.get(21),
     })
 }
 
@@ -158,12 +220,27 @@ pub struct NewTest<'a> {
     pub lease_seconds: u32,
     /// The engines' signatures (JSON), which every worker must match.
     pub signatures: &'a str,
+    /// Played at fixed nodes or depth.
+    pub fixed_limit: bool,
+    /// Its place in the queue and the clock's reference speed.
+    pub queue: &'a Queueing,
+}
+
+/// What `create` adds to a test's config: its share of the fleet and the
+/// speed its clock is meant for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Queueing {
+    /// Priority, throughput weight, the machine it needs.
+    pub share: Share,
+    /// The clock's reference speed (`None`: played at the nominal clock).
+    pub reference_nps: Option<u64>,
 }
 
 /// Insert a test with all its batches pending (inside the caller's
 /// transaction, so that a kind's own rows go in with it).
 pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow, DbError> {
     let name = t.name;
+    let share = &t.queue.share;
     let batches = t.total_pairs.div_ceil(u64::from(t.batch_pairs));
     let batches = i32::try_from(batches)
         .map_err(|_| DbError::Invalid(format!("{batches} batches: raise dist.batch_pairs")))?;
@@ -176,7 +253,9 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
     let row = tx.query_one(
         &format!(
             "INSERT INTO dist_tests (name, config_yaml, kind, batch_pairs, total_pairs, batches, \
-             window_batches, lease_seconds, signatures) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) \
+             window_batches, lease_seconds, signatures, priority, throughput, min_cores, \
+             min_memory_mb, require_syzygy, fixed_limit, reference_nps) \
+             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) \
              RETURNING {TEST_COLUMNS}"
         ),
         &[
@@ -189,6 +268,13 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
             &(t.window_batches as i32),
             &(t.lease_seconds as i32),
             &t.signatures,
+            &share.priority,
+            &Share::check_throughput(share.throughput)?,
+            &(share.min_cores.min(i32::MAX as u32) as i32),
+            &(share.min_memory_mb.min(i64::MAX as u64) as i64),
+            &share.require_syzygy,
+            &t.fixed_limit,
+            &t.queue.reference_nps.map(|n| n.min(i64::MAX as u64) as i64),
         ],
     )?;
     let row = test_row(&row)?;
@@ -227,5 +313,21 @@ pub fn stop(c: &mut Client, name: &str, reason: &str) -> Result<bool, DbError> {
         "UPDATE dist_tests SET stopped = true, stop_reason = coalesce(stop_reason, $2) \
          WHERE name = $1",
         &[&name, &reason],
+    )? > 0)
+}
+
+/// Change a test's priority and throughput weight (`karsinta-dist set`);
+/// workers see it at their next batch. False if there is no such test.
+pub fn set_share(
+    c: &mut Client,
+    name: &str,
+    priority: Option<i32>,
+    throughput: Option<f64>,
+) -> Result<bool, DbError> {
+    let throughput = throughput.map(Share::check_throughput).transpose()?;
+    Ok(c.execute(
+        "UPDATE dist_tests SET priority = coalesce($2, priority), \
+         throughput = coalesce($3, throughput) WHERE name = $1",
+        &[&name, &priority, &throughput],
     )? > 0)
 }

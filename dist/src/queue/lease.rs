@@ -9,7 +9,8 @@ use postgres::Client;
 use crate::db::DbError;
 
 /// Record a worker of test `test` (this process, on `host`, with its
-/// engines' signatures and bench speed); returns its id.
+/// engines' signatures and bench speed), one game slot, no machine row;
+/// returns its id.
 pub fn register_worker(
     c: &mut Client,
     test: i64,
@@ -17,18 +18,66 @@ pub fn register_worker(
     signatures: &str,
     bench_nps: u64,
 ) -> Result<i64, DbError> {
+    register(
+        c,
+        &NewWorker {
+            test,
+            host,
+            signatures,
+            bench_nps,
+            machine: None,
+            concurrency: 1,
+            clock: None,
+        },
+    )
+}
+
+/// A worker process on one test, as [`register`] records it.
+#[derive(Clone, Debug)]
+pub struct NewWorker<'a> {
+    /// The test.
+    pub test: i64,
+    /// The machine's name.
+    pub host: &'a str,
+    /// Its engines' signatures (JSON).
+    pub signatures: &'a str,
+    /// Their summed bench speed.
+    pub bench_nps: u64,
+    /// Its `dist_machines` row, if it registered one.
+    pub machine: Option<i64>,
+    /// Games at once: the slots it counts for in the queue's shares.
+    pub concurrency: u32,
+    /// The clock it plays (scaled to its speed), for a clock test.
+    pub clock: Option<&'a str>,
+}
+
+/// Record a worker of a test; returns its id.
+pub fn register(c: &mut Client, w: &NewWorker<'_>) -> Result<i64, DbError> {
     Ok(c.query_one(
-        "INSERT INTO dist_workers (test_id, host, pid, signatures, bench_nps) \
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        "INSERT INTO dist_workers (test_id, host, pid, signatures, bench_nps, machine_id, \
+             concurrency, clock) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
         &[
-            &test,
-            &host,
+            &w.test,
+            &w.host,
             &(std::process::id() as i32),
-            &signatures,
-            &(bench_nps as i64),
+            &w.signatures,
+            &(w.bench_nps.min(i64::MAX as u64) as i64),
+            &w.machine,
+            &(w.concurrency.clamp(1, i32::MAX as u32) as i32),
+            &w.clock,
         ],
     )?
     .get(0))
+}
+
+/// The worker left its test (finished, moved to another, stopped): it no
+/// longer counts in the test's share.
+pub fn leave(c: &mut Client, worker: i64) -> Result<(), DbError> {
+    c.execute(
+        "UPDATE dist_workers SET left_at = coalesce(left_at, now()) WHERE id = $1",
+        &[&worker],
+    )?;
+    Ok(())
 }
 
 /// What a claim found.
@@ -117,7 +166,9 @@ pub fn heartbeat(c: &mut Client, test: i64, idx: i32, token: i64) -> Result<Beat
         "WITH renewed AS (UPDATE dist_batches b SET lease_until = now() + \
            make_interval(secs => t.lease_seconds) FROM dist_tests t \
            WHERE b.test_id = $1 AND b.idx = $2 AND b.lease_token = $3 \
-             AND b.state = 'leased' AND t.id = b.test_id RETURNING 1) \
+             AND b.state = 'leased' AND t.id = b.test_id RETURNING b.worker_id), \
+         seen AS (UPDATE dist_workers w SET last_seen = now() FROM renewed r \
+           WHERE w.id = r.worker_id) \
          SELECT (SELECT stopped FROM dist_tests WHERE id = $1), EXISTS (SELECT 1 FROM renewed)",
         &[&test, &idx, &token],
     )?;

@@ -20,8 +20,10 @@
 //! SPSA one).
 //!
 //! - [`catalog`]: the tests table, creation, lookups, stop.
-//! - [`choose`]: which open test a worker takes.
+//! - [`choose`]: which open test a worker takes (priority, throughput
+//!   shares, the machine a test needs).
 //! - [`lease`]: workers, claims, heartbeats, release.
+//! - [`machines`]: the machines workers run on, with their speed.
 //! - [`results`]: a batch's pairs, the prefix, reading them back.
 //! - [`completion`]: the one completion core.
 
@@ -29,10 +31,16 @@ pub mod catalog;
 pub mod choose;
 pub mod completion;
 pub mod lease;
+pub mod machines;
 pub mod results;
 
-pub use catalog::{all_tests, insert_test, stop, test_by_name, Kind, NewTest, TestRow};
-pub use choose::next_open_test;
+pub use catalog::{
+    all_tests, insert_test, set_share, stop, test_by_name, Kind, NewTest, Queueing, Share, TestRow,
+};
+pub use choose::{next_open_test, Asker};
 pub use completion::{complete, Completed};
-pub use lease::{claim, heartbeat, register_worker, release, Beat, Claim};
+pub use lease::{
+    claim, heartbeat, leave, register, register_worker, release, Beat, Claim, NewWorker,
+};
+pub use machines::{register_machine, MachineRow};
 pub use results::{batch_counts, pairs_by_worker, stored_pairs, FinishedBatch, PairResult};

@@ -57,7 +57,8 @@ pub(crate) fn record_batch(
     }
     let flipped = tx.execute(
         "UPDATE dist_batches SET state = 'done', completed = now(), seconds = $5, \
-         worker_id = $4, lease_until = NULL \
+         worker_id = $4, lease_until = NULL, \
+         clock = (SELECT clock FROM dist_workers WHERE id = $4) \
          WHERE test_id = $1 AND idx = $2 AND lease_token = $3 AND state = 'leased'",
         &[&test.id, &idx, &b.token, &b.worker, &b.seconds],
     )?;

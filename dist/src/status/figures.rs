@@ -130,6 +130,7 @@ impl MatchStatus {
             t.prefix_batches,
             self.tally.pairs
         );
+        out.push_str(&queue_line(t));
         if let Some(r) = &t.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));
         }
@@ -140,6 +141,36 @@ impl MatchStatus {
         out.push_str(&worker_table(&self.workers));
         out
     }
+}
+
+/// The test's place in the queue: priority, weight, the machine it needs,
+/// the clock's reference speed.
+pub fn queue_line(t: &TestRow) -> String {
+    let s = &t.share;
+    let mut needs = Vec::new();
+    if s.min_cores > 0 {
+        needs.push(format!("{} cores", s.min_cores));
+    }
+    if s.min_memory_mb > 0 {
+        needs.push(format!("{} MiB", s.min_memory_mb));
+    }
+    if s.require_syzygy {
+        needs.push("Syzygy".to_string());
+    }
+    let needs = if needs.is_empty() {
+        String::new()
+    } else {
+        format!("; needs {}", needs.join(", "))
+    };
+    let clock = match t.reference_nps {
+        Some(n) => format!("; clock scaled to reference {n} nps"),
+        None if t.fixed_limit => "; fixed limit (not scaled)".to_string(),
+        None => "; nominal clock".to_string(),
+    };
+    format!(
+        "priority {}, throughput {}{needs}{clock}\n",
+        s.priority, s.throughput
+    )
 }
 
 /// Figures of an SPSA test.
@@ -197,6 +228,7 @@ impl SpsaStatus {
             st.pairs_per_iteration,
             st.seed
         );
+        out.push_str(&queue_line(test));
         if let Some(r) = &test.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));
         }

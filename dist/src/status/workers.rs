@@ -37,6 +37,16 @@ pub struct WorkerFigures {
     pub games_per_minute: f64,
     /// Flagged: its residual or its rate of time losses and crashes is high.
     pub outlier: bool,
+    /// Its machine's median bench speed (0: unknown).
+    pub nps: u64,
+    /// Its speed over the test's reference speed (`None`: no reference).
+    pub speed_factor: Option<f64>,
+    /// Its machine's bench spread was over its threshold.
+    pub noisy: bool,
+    /// The clock it played (scaled to its speed), for a clock test.
+    pub clock: Option<String>,
+    /// Still on the test (not left).
+    pub active: bool,
 }
 
 /// One worker's stored pairs: first-engine scores, time losses, crashes.
@@ -74,9 +84,11 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
     let mean = all.iter().sum::<f64>() / n;
     let var = all.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
     let info = c.query(
-        "SELECT w.id, w.host, coalesce(sum(b.seconds), 0), count(b.idx) FROM dist_workers w \
+        "SELECT w.id, w.host, coalesce(sum(b.seconds), 0), count(b.idx), m.nps, \
+         coalesce(m.noisy, false), w.clock, w.left_at IS NULL FROM dist_workers w \
+         LEFT JOIN dist_machines m ON m.id = w.machine_id \
          LEFT JOIN dist_batches b ON b.worker_id = w.id AND b.state = 'done' \
-         WHERE w.test_id = $1 GROUP BY w.id, w.host ORDER BY w.id",
+         WHERE w.test_id = $1 GROUP BY w.id, w.host, m.nps, m.noisy ORDER BY w.id",
         &[&test.id],
     )?;
     let mut workers = Vec::new();
@@ -92,6 +104,11 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
         let se = (var / k.max(1.0)).sqrt();
         let residual = if se > 0.0 { (wmean - mean) / se } else { 0.0 };
         let seconds: f64 = r.get(2);
+        let nps = r.get::<_, Option<i64>>(4).unwrap_or(0).max(0) as u64;
+        let speed_factor = test
+            .reference_nps
+            .filter(|&n| n > 0 && nps > 0)
+            .map(|n| nps as f64 / n as f64);
         let games = 2.0 * k;
         let rate_bad = (played.time_losses + played.crashes) as f64 > 0.02 * games.max(1.0);
         workers.push(WorkerFigures {
@@ -108,6 +125,11 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
                 0.0
             },
             outlier: residual.abs() > OUTLIER_Z || rate_bad,
+            nps,
+            speed_factor,
+            noisy: r.get(5),
+            clock: r.get(6),
+            active: r.get(7),
         });
     }
     Ok(workers)
@@ -116,11 +138,20 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
 /// The per-worker lines of `status`.
 pub fn worker_table(workers: &[WorkerFigures]) -> String {
     let mut out = String::from(
-        "worker  host                  pairs  games/min  time-losses  crashes  residual\n",
+        "worker  host                  pairs  games/min  time-losses  crashes  residual  \
+         nps       speed  clock\n",
     );
     for w in workers {
+        let nps = if w.nps > 0 {
+            w.nps.to_string()
+        } else {
+            "-".to_string()
+        };
+        let factor = w
+            .speed_factor
+            .map_or("-".to_string(), |f| format!("{f:.2}"));
         out.push_str(&format!(
-            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}{}\n",
+            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}  {:<9} {:>5}  {}{}{}{}\n",
             w.id,
             w.host,
             w.pairs,
@@ -128,6 +159,11 @@ pub fn worker_table(workers: &[WorkerFigures]) -> String {
             w.time_losses,
             w.crashes,
             w.residual,
+            nps,
+            factor,
+            w.clock.as_deref().unwrap_or("-"),
+            if w.noisy { "  NOISY" } else { "" },
+            if w.active { "" } else { "  (left)" },
             if w.outlier { "  OUTLIER" } else { "" }
         ));
     }

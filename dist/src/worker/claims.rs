@@ -1,8 +1,9 @@
 //! The runner's job iterator: hands out the pairs of claimed batches and
 //! claims the next batch when they run out, backing off while the window
 //! is full. It ends when the test is finished, stopped or decided, on the
-//! user's signal, or when the database is gone for longer than the
-//! worker's patience (recorded in the flags).
+//! user's signal, when the database is gone for longer than the worker's
+//! patience (recorded in the flags), or, without `--test`, when the
+//! queue's rule (asked before each claim) picks another test.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -13,6 +14,7 @@ use karsinta_harness::play::pairs::PairJob;
 use crate::db::Db;
 use crate::kinds::TestKind;
 use crate::queue::catalog::TestRow;
+use crate::queue::choose::{next_open_test, Asker};
 use crate::queue::lease::{claim, Claim};
 use crate::worker::held::{Flags, Held, Shared};
 
@@ -30,6 +32,8 @@ pub(super) struct Claimer<'a> {
     buffer: VecDeque<PairJob>,
     /// The current pause after a `Wait`.
     wait: Duration,
+    /// Without `--test`: the queue's rule, asked at every batch boundary.
+    rechoose: Option<Asker>,
 }
 
 impl<'a> Claimer<'a> {
@@ -53,6 +57,30 @@ impl<'a> Claimer<'a> {
             poll,
             buffer: VecDeque::new(),
             wait: Duration::ZERO,
+            rechoose: None,
+        }
+    }
+
+    /// Before each claim, ask the queue's rule (as `ask`, on this test)
+    /// whether to stay: the claims end once it picks another test.
+    pub fn rechoosing(mut self, ask: Asker) -> Claimer<'a> {
+        self.rechoose = Some(ask);
+        self
+    }
+
+    /// Whether the rule sends this worker to another test (an error is
+    /// recorded and ends the claims too).
+    fn sent_elsewhere(&mut self) -> bool {
+        let Some(ask) = &self.rechoose else {
+            return false;
+        };
+        match self.db.run(|c| next_open_test(c, ask)) {
+            Ok(Some(t)) => t.id != self.test.id,
+            Ok(None) => false,
+            Err(e) => {
+                self.flags.fail(e);
+                true
+            }
         }
     }
 
@@ -94,7 +122,7 @@ impl Iterator for Claimer<'_> {
             if let Some(j) = self.buffer.pop_front() {
                 return Some(j);
             }
-            if self.flags.halted() {
+            if self.flags.halted() || self.sent_elsewhere() {
                 return None;
             }
             let (test, worker) = (self.test.id, self.worker);

@@ -16,6 +16,7 @@ mod claims;
 mod collect;
 mod heartbeat;
 mod held;
+mod host;
 mod machine;
 mod options;
 mod run;

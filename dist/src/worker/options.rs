@@ -1,6 +1,7 @@
 //! How a worker is asked to run, what it reports when it ends, and why it
 //! may fail (a setup error exits with status 2, a runtime one with 1).
 
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +16,8 @@ use crate::db::DbError;
 pub struct WorkerOptions {
     /// The database's connection string.
     pub url: String,
-    /// Work on this test only (else the oldest open test, then the next).
+    /// Work on this test only (else the queue's choice: see
+    /// [`crate::queue::choose`]).
     pub test: Option<String>,
     /// Exit when no test has work left (else wait for new tests).
     pub fleet: bool,
@@ -29,6 +31,17 @@ pub struct WorkerOptions {
     pub factory: Option<PlayerFactory>,
     /// Raised by a signal handler: give the batches held back and exit.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Folders of Syzygy tables on this machine (tests that require
+    /// Syzygy go only to machines with tables).
+    pub syzygy: Vec<PathBuf>,
+    /// Bench runs when the worker starts (median speed, spread).
+    pub bench_runs: usize,
+    /// Bench spread above which this machine is noisy.
+    pub noisy_spread: f64,
+    /// For tests: this speed instead of a measured one (no bench run).
+    pub assume_nps: Option<u64>,
+    /// For tests: this bench spread instead of a measured one.
+    pub assume_spread: Option<f64>,
 }
 
 impl WorkerOptions {
@@ -44,6 +57,11 @@ impl WorkerOptions {
             poll: Duration::from_secs(1),
             factory: None,
             stop: None,
+            syzygy: Vec::new(),
+            bench_runs: crate::speed::DEFAULT_RUNS,
+            noisy_spread: crate::speed::DEFAULT_NOISY_SPREAD,
+            assume_nps: None,
+            assume_spread: None,
         }
     }
 }

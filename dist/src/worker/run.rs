@@ -1,21 +1,27 @@
-//! A worker's steps in order: pick a test, check that this machine plays
-//! it as recorded (signatures, concurrency), register, start the
-//! heartbeat, play the batches, then give back what is still held.
+//! A worker's steps in order: measure this machine, pick a test (the
+//! queue's rule), check that this machine plays it as recorded
+//! (signatures, concurrency), scale its clock, register, start the
+//! heartbeat, play the batches (until the test ends or the rule sends the
+//! worker elsewhere at a batch boundary), then give back what is still
+//! held and leave the test.
 
 use std::sync::atomic::Ordering;
 
+use karsinta_harness::play::game::GameSettings;
 use karsinta_harness::play::pairs::{play_pairs, Ended, PlayOptions, RunnerError};
 
 use crate::db::{Db, DbError};
 use crate::kinds::TestKind;
 use crate::queue::catalog::{test_by_name, TestRow};
-use crate::queue::choose::next_open_test;
-use crate::queue::lease::register_worker;
-use crate::signature;
+use crate::queue::choose::{next_open_test, Asker};
+use crate::queue::lease::{leave, register, NewWorker};
+use crate::queue::machines::{register_machine, MachineRow};
+use crate::speed;
 use crate::worker::claims::Claimer;
 use crate::worker::collect::Collector;
 use crate::worker::heartbeat::Heartbeat;
 use crate::worker::held::{Flags, Shared};
+use crate::worker::host::this_machine;
 use crate::worker::machine::check_machine;
 use crate::worker::options::{WorkerError, WorkerOptions, WorkerTotals};
 
@@ -24,21 +30,26 @@ use crate::worker::options::{WorkerError, WorkerOptions, WorkerTotals};
 pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerTotals, WorkerError> {
     let mut db = Db::open(&opts.url, opts.patience)?;
     let mut totals = WorkerTotals::default();
+    let mut machine = this_machine(opts);
+    machine.id = db.run(|c| register_machine(c, &machine))?;
     let signalled = || opts.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst));
     while !signalled() {
         let test = match &opts.test {
             Some(name) => db.run(|c| test_by_name(c, name))?,
-            None => match db.run(next_open_test)? {
-                Some(t) => t,
-                None if opts.fleet => break,
-                None => {
-                    std::thread::sleep(opts.poll);
-                    continue;
+            None => {
+                let ask = asker(&machine, opts, None);
+                match db.run(|c| next_open_test(c, &ask))? {
+                    Some(t) => t,
+                    None if opts.fleet => break,
+                    None => {
+                        std::thread::sleep(opts.poll);
+                        continue;
+                    }
                 }
-            },
+            }
         };
         if !test.stopped {
-            work_on(&mut db, &test, opts, &mut totals)?;
+            work_on(&mut db, &test, &machine, opts, &mut totals)?;
         }
         if opts.test.is_some() {
             break;
@@ -48,11 +59,26 @@ pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerTotals, WorkerError> {
     Ok(totals)
 }
 
-/// Play `test` until it is finished, stopped or decided, or the user's
-/// signal: its steps in order.
+/// What the queue's rule needs of this machine, on `current` (test,
+/// worker row) if any. Game slots: the worker's `--concurrency`, else one
+/// per core (a test's own may differ; the next batch boundary corrects).
+fn asker(machine: &MachineRow, opts: &WorkerOptions, current: Option<(i64, i64)>) -> Asker {
+    Asker {
+        cores: machine.cores,
+        memory_mb: machine.memory_mb,
+        syzygy: machine.syzygy,
+        noisy: machine.noisy,
+        concurrency: opts.concurrency.unwrap_or(1).max(1) as u32,
+        current,
+    }
+}
+
+/// Play `test` until it is finished, stopped or decided, the queue sends
+/// this worker elsewhere, or the user's signal: its steps in order.
 fn work_on(
     db: &mut Db,
     test: &TestRow,
+    host: &MachineRow,
     opts: &WorkerOptions,
     totals: &mut WorkerTotals,
 ) -> Result<(), WorkerError> {
@@ -63,27 +89,50 @@ fn work_on(
     // 1. What the test plays, and whether this machine plays it as recorded.
     let kind = TestKind::of(test, opts.concurrency).map_err(|e| setup(e.to_string()))?;
     let machine = check_machine(test, &kind, opts).map_err(setup)?;
-    // 2. Register; a connection for claims; the heartbeat thread.
-    let host = signature::host_name();
-    let worker =
-        db.run(|c| register_worker(c, test.id, &host, &machine.signatures, machine.nps))?;
+    // 2. The clock scaled to this machine's speed (node and depth limits
+    //    are not); register; a connection for claims; the heartbeat.
+    let mut settings = kind.config().settings.clone();
+    settings.tc = speed::scaled(
+        &settings.tc,
+        test.reference_nps.map(|n| n.max(0) as u64),
+        host.nps,
+    );
+    let clock = (!test.fixed_limit).then(|| settings.tc.to_string());
+    let new = NewWorker {
+        test: test.id,
+        host: &host.host,
+        signatures: &machine.signatures,
+        bench_nps: machine.nps,
+        machine: Some(host.id),
+        concurrency: machine.concurrency as u32,
+        clock: clock.as_deref(),
+    };
+    let worker = db.run(|c| register(c, &new))?;
     let shared = Shared::new(opts.stop.clone());
     let claims = Db::open(&opts.url, opts.patience)?;
-    let claimer = Claimer::new(claims, test, &kind, worker, &shared, opts.poll);
+    let mut claimer = Claimer::new(claims, test, &kind, worker, &shared, opts.poll);
+    if opts.test.is_none() {
+        let mut ask = asker(host, opts, Some((test.id, worker)));
+        ask.concurrency = machine.concurrency as u32;
+        claimer = claimer.rechoosing(ask);
+    }
     let heartbeat = Heartbeat::start(opts, test, &shared);
     // 3. Play; every batch's last pair completes it.
     let mut collector = Collector::new(db, test, &kind, worker, &shared, totals);
     let played = play(
         &kind,
+        &settings,
         machine.concurrency,
         opts,
         &shared.flags,
         claimer,
         &mut collector,
     );
-    // 4. Stop beating, give back what is still held, say how it ended.
+    // 4. Stop beating, give back what is still held, leave the test's
+    //    share, say how it ended.
     heartbeat.stop();
     collector.release_held();
+    let _ = db.run(|c| leave(c, worker));
     if let Some(e) = shared.flags.take_failure() {
         return Err(e.into());
     }
@@ -101,6 +150,7 @@ fn work_on(
 /// Play the claimed batches with the harness's pair runner.
 fn play(
     kind: &TestKind,
+    settings: &GameSettings,
     concurrency: usize,
     opts: &WorkerOptions,
     flags: &Flags,
@@ -115,7 +165,7 @@ fn play(
         max_start_failures: cfg.max_start_failures,
         aborted: Some(flags.aborted.clone()),
     };
-    play_pairs(&cfg.engines, &cfg.settings, claimer, &play, |fp| {
+    play_pairs(&cfg.engines, settings, claimer, &play, |fp| {
         collector.on_pair(fp)
     })
 }
