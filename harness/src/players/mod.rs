@@ -7,10 +7,12 @@
 //! Files: `player.rs` (the trait and its types), `setup.rs` (starting and
 //! checking players), `process.rs` (child processes, timed reads, no
 //! orphans), `uci.rs`, `xboard.rs` and `inprocess.rs` (the three kinds of
-//! player), `names.rs` (what the protocols share), and [`build`] (a git
-//! revision built into an engine binary, and its bench signature).
+//! player), `names.rs` (what the protocols share), [`build`] (a git
+//! revision built into an engine binary, and its bench signature) and
+//! [`compliance`] (`karsinta check-engine`'s UCI report).
 
 pub mod build;
+pub mod compliance;
 mod inprocess;
 mod names;
 mod player;

@@ -7,6 +7,7 @@ mod common;
 
 mod ab_bench;
 mod ab_gate;
+mod check_engine;
 mod cli_extras;
 mod configs;
 mod datagen;

@@ -8,6 +8,7 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod ab;
+mod check_engine;
 mod common;
 mod datagen;
 mod docs;
@@ -46,6 +47,8 @@ enum Command {
     Ab(ab::Args),
     /// Run an EPD test suite (WAC, Bratko-Kopec, ...) through an engine: solved positions.
     Suite(suite::Args),
+    /// UCI compliance report: handshake, options, isready while searching, stop, mate scores, PVs.
+    CheckEngine(check_engine::Args),
     /// CI non-regression SPRT: exit 0 pass, 1 regression, 2 setup error, 3 inconclusive.
     Gate(gate::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -124,6 +127,7 @@ fn main() -> ExitCode {
         Command::Tune(args) => tune::run(args),
         Command::Datagen(args) => datagen::run(args),
         Command::Suite(args) => suite::run(args),
+        Command::CheckEngine(args) => return check_engine::run(args),
         // The gate picks its own exit status (0/1/2/3).
         Command::Gate(args) => return gate::run(args),
     };
