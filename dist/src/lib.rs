@@ -1,6 +1,6 @@
 //! karsinta-dist: one match (or SPSA run) played by workers on many
-//! machines, with PostgreSQL as the shared ledger. There is no server of
-//! ours: every process talks to the database, and the coordination (who
+//! machines, with PostgreSQL as the shared ledger. There is no coordinator
+//! of ours: every process talks to the database, and the coordination (who
 //! plays which batch, what counts, when the SPRT stops, which SPSA update
 //! comes next) is in the transactions of [`queue`]. Workers play with the
 //! harness's pair runner; `karsinta-harness` itself has no database
@@ -16,6 +16,7 @@
 //! - [`worker`]: claims, plays and completes batches.
 //! - [`status`] and [`export`]: what a test has done, as text and as a
 //!   normal run folder.
+//! - [`web`]: `serve`, the live view of every test and machine.
 
 #![warn(missing_docs)]
 
@@ -27,4 +28,5 @@ pub mod settings;
 pub mod signature;
 pub mod speed;
 pub mod status;
+pub mod web;
 pub mod worker;

@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand};
 use karsinta_dist::db::{self, Db, DbError};
 use karsinta_dist::kinds::TestKind;
 use karsinta_dist::worker::{run_worker, WorkerOptions};
-use karsinta_dist::{export, queue, status};
+use karsinta_dist::{export, queue, status, web};
 
 #[derive(Parser)]
 #[command(
@@ -87,6 +87,19 @@ enum Cmd {
     },
     /// Stop a test: its workers end at their next claim or heartbeat.
     Stop { test: String },
+    /// The live view: pages and JSON of every test and machine over HTTP.
+    Serve {
+        /// Address to listen on (port 0: any free port, printed at start).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: String,
+        /// A file whose first line is the token that authorises writes
+        /// (default: $KARSINTA_DIST_TOKEN; neither: read-only).
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+        /// Request threads, each with its own database connection.
+        #[arg(long, default_value_t = 4)]
+        threads: usize,
+    },
 }
 
 /// How a new test shares the fleet, and the machine it needs.
@@ -363,6 +376,37 @@ fn stop(conn: &Conn, test: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+fn serve(
+    conn: &Conn,
+    listen: &str,
+    token_file: Option<&Path>,
+    threads: usize,
+) -> Result<(), Failure> {
+    let env = std::env::var_os(web::TOKEN_ENV)
+        .map(|v| {
+            v.into_string()
+                .map_err(|_| setup(format!("{}: not UTF-8", web::TOKEN_ENV)))
+        })
+        .transpose()?;
+    let token = web::Token::load(token_file, env.as_deref()).map_err(setup)?;
+    let server = web::Web::bind(listen).map_err(setup)?;
+    let mode = if token.is_some() {
+        "stop needs the token"
+    } else {
+        "read-only"
+    };
+    if let Some(addr) = server.local_addr() {
+        println!("serving http://{addr}/ ({mode})");
+    }
+    let opts = web::ServeOptions {
+        url: conn.url.clone(),
+        patience: conn.patience,
+        token,
+        threads,
+    };
+    server.run(&opts).map_err(runtime)
+}
+
 fn run(cli: &Cli) -> Result<(), Failure> {
     let conn = Conn {
         url: url(cli).map_err(setup)?,
@@ -389,6 +433,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Cmd::Status { test } => show_status(&conn, test.as_deref()),
         Cmd::Export { test, out } => write_export(&conn, test, out),
         Cmd::Stop { test } => stop(&conn, test),
+        Cmd::Serve {
+            listen,
+            token_file,
+            threads,
+        } => serve(&conn, listen, token_file.as_deref(), *threads),
     }
 }
 

@@ -15,3 +15,4 @@ mod shares;
 mod skips;
 mod spsa;
 mod support;
+mod web;

@@ -206,16 +206,21 @@ pub fn spsa_status(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError>
 }
 
 impl SpsaStatus {
-    /// The `status` text.
-    pub fn text(&self) -> String {
-        let (test, st) = (&self.test, &self.state);
-        let phase = if st.finished() {
+    /// `finished`, `stopped` or `running`.
+    pub fn phase(&self) -> &'static str {
+        if self.state.finished() {
             "finished"
-        } else if test.stopped {
+        } else if self.test.stopped {
             "stopped"
         } else {
             "running"
-        };
+        }
+    }
+
+    /// The `status` text.
+    pub fn text(&self) -> String {
+        let (test, st) = (&self.test, &self.state);
+        let phase = self.phase();
         let mut out = format!(
             "test {} (spsa, {phase}): iteration {} of {} applied; {} done, {} leased; \
              window {}, {} pairs per iteration, seed {}\n",

@@ -544,15 +544,29 @@ fn result_block(h: &mut String, run: &Run) {
 const MAX_POINTS: usize = 400;
 
 fn progress_charts(h: &mut String, run: &Run, id: &str) {
-    // The SPRT tests pairing 0; the Elo line is the first engine's, over
-    // the pairings it plays first in (as summary.json counts them).
-    let sprt = run.sprt();
+    match progress_svgs(&run.pairs, run.sprt(), id) {
+        Some(svgs) => svgs.iter().for_each(|s| h.push_str(s)),
+        None => h.push_str("<p>No finished game pair yet.</p>"),
+    }
+}
+
+/// The progress charts of `pairs` (in the order they were counted): Elo
+/// with its 95% interval against games, and with `sprt` the LLR against
+/// games between its bounds (ids `{id}-elo-chart`, `{id}-llr-chart`).
+/// `None` without a pair. The SPRT tests pairing 0; the Elo line is the
+/// first engine's, over the pairings it plays first in (as summary.json
+/// counts them). Shared with the fleet's live page.
+pub fn progress_svgs(
+    pairs: &[PairEntry],
+    sprt: Option<SprtParams>,
+    id: &str,
+) -> Option<Vec<String>> {
     let mut penta0 = Pentanomial::default();
     let mut penta_first = Pentanomial::default();
     let mut steps: Vec<(f64, Pentanomial, Pentanomial)> = Vec::new();
-    let n = run.pairs.len();
+    let n = pairs.len();
     let every = n.div_ceil(MAX_POINTS).max(1);
-    for (i, p) in run.pairs.iter().enumerate() {
+    for (i, p) in pairs.iter().enumerate() {
         if p.pairing == 0 {
             penta0.add(p.first_points());
         }
@@ -564,8 +578,7 @@ fn progress_charts(h: &mut String, run: &Run, id: &str) {
         }
     }
     if steps.is_empty() {
-        h.push_str("<p>No finished game pair yet.</p>");
-        return;
+        return None;
     }
     let mut elo = Vec::new();
     let mut band = Vec::new();
@@ -587,7 +600,7 @@ fn progress_charts(h: &mut String, run: &Run, id: &str) {
             lines.push((s.elo1, format!("elo1 {}", s.elo1), "#070"));
         }
     }
-    h.push_str(&line_chart(&Chart {
+    let mut out = vec![line_chart(&Chart {
         id: format!("{id}-elo-chart"),
         title: "Elo (95% interval) vs games".into(),
         x_label: "games".into(),
@@ -597,7 +610,7 @@ fn progress_charts(h: &mut String, run: &Run, id: &str) {
         y_range: None,
         width: 560.0,
         height: 300.0,
-    }));
+    })];
     if let Some(s) = sprt {
         let (lower, upper) = s.bounds();
         let llr: Vec<(f64, f64)> = steps
@@ -605,7 +618,7 @@ fn progress_charts(h: &mut String, run: &Run, id: &str) {
             .map(|(_, p0, _)| (p0.games() as f64, s.llr_penta(p0)))
             .filter(|(_, l)| l.is_finite())
             .collect();
-        h.push_str(&line_chart(&Chart {
+        out.push(line_chart(&Chart {
             id: format!("{id}-llr-chart"),
             title: format!(
                 "SPRT LLR vs games [{}, {}] {}",
@@ -626,25 +639,32 @@ fn progress_charts(h: &mut String, run: &Run, id: &str) {
             height: 300.0,
         }));
     }
+    Some(out)
+}
+
+/// The pentanomial bars `[LL, LD, DD+WL, WD, WW]` (id `{id}-penta-chart`).
+pub fn penta_chart(id: &str, penta: &[u64]) -> String {
+    let labels = ["LL", "LD", "DD+WL", "WD", "WW"];
+    let colors = ["#a00", "#d88", "#999", "#8c8", "#070"];
+    let bars: Vec<(String, f64, &str)> = labels
+        .iter()
+        .zip(penta)
+        .zip(colors)
+        .map(|((l, v), c)| (l.to_string(), *v as f64, c))
+        .collect();
+    bar_chart(
+        &format!("{id}-penta-chart"),
+        "Pentanomial (pairs, first engine)",
+        &bars,
+    )
 }
 
 fn count_charts(h: &mut String, run: &Run, id: &str) {
     let s = &run.summary;
     let num = |v: &Value| v.as_u64().unwrap_or(0) as f64;
     if let Some(p) = s["pentanomial"].as_array() {
-        let labels = ["LL", "LD", "DD+WL", "WD", "WW"];
-        let colors = ["#a00", "#d88", "#999", "#8c8", "#070"];
-        let bars: Vec<(String, f64, &str)> = labels
-            .iter()
-            .zip(p)
-            .zip(colors)
-            .map(|((l, v), c)| (l.to_string(), num(v), c))
-            .collect();
-        h.push_str(&bar_chart(
-            &format!("{id}-penta-chart"),
-            "Pentanomial (pairs, first engine)",
-            &bars,
-        ));
+        let counts: Vec<u64> = p.iter().map(|v| v.as_u64().unwrap_or(0)).collect();
+        h.push_str(&penta_chart(id, &counts));
     }
     let wdl = [
         ("wins".to_string(), num(&s["wins"]), "#070"),

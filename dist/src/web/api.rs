@@ -1,0 +1,170 @@
+//! Every figure of the live view as JSON, built from the status figures
+//! ([`crate::status`]) and the catalog: the test list, one test (with its
+//! charts as SVG text from the harness's chart engine, so the page shows
+//! them without a chart engine of its own) and the machines. The
+//! connection string is never part of any answer.
+
+use karsinta_harness::report::html::{penta_chart, progress_svgs};
+use karsinta_harness::tune::spsa::output as spsa_output;
+use postgres::Client;
+use serde_json::{json, Value};
+
+use crate::db::DbError;
+use crate::kinds::spsa;
+use crate::queue::catalog::all_tests;
+use crate::queue::results::stored_pairs;
+use crate::status::{
+    test_status, worker_figures, MatchStatus, SpsaStatus, TestStatus, WorkerFigures,
+};
+
+/// Whether a test named `name` exists.
+pub fn exists(c: &mut Client, name: &str) -> Result<bool, DbError> {
+    Ok(
+        c.query_opt("SELECT 1 FROM dist_tests WHERE name = $1", &[&name])?
+            .is_some(),
+    )
+}
+
+/// A match test's line of the list.
+fn match_line(m: &MatchStatus) -> Value {
+    let s = m.summary();
+    let e = &s.estimate;
+    json!({
+        "name": m.test.name,
+        "kind": "match",
+        "status": m.status.to_string(),
+        "games": s.games,
+        "pairs": s.pairs,
+        "max_games": s.max_games,
+        "batches": m.test.batches,
+        "batches_done": m.batches_done,
+        "batches_leased": m.batches_leased,
+        "elo": e.elo,
+        "elo_error": e.elo_error,
+        "elo_low": e.elo_low,
+        "elo_high": e.elo_high,
+        "los": e.los,
+        "sprt": s.sprt.as_ref().map(|p| json!({
+            "elo0": p.elo0, "elo1": p.elo1, "llr": p.llr, "lower": p.lower,
+            "upper": p.upper, "decision": p.decision,
+        })),
+        "stop_reason": m.test.stop_reason,
+    })
+}
+
+/// An SPSA test's line of the list.
+fn spsa_line(s: &SpsaStatus) -> Value {
+    let st = &s.state;
+    json!({
+        "name": s.test.name,
+        "kind": "spsa",
+        "status": s.phase(),
+        "games": st.counts.games,
+        "iterations": st.iterations,
+        "applied": st.applied,
+        "batches": s.test.batches,
+        "batches_done": s.batches_done,
+        "batches_leased": s.batches_leased,
+        "stop_reason": s.test.stop_reason,
+    })
+}
+
+fn line(t: &TestStatus) -> Value {
+    match t {
+        TestStatus::Match(m) => match_line(m),
+        TestStatus::Spsa(s) => spsa_line(s),
+    }
+}
+
+/// `/api/tests`: every test, oldest first.
+pub fn tests(c: &mut Client) -> Result<Value, DbError> {
+    let mut out = Vec::new();
+    for t in all_tests(c)? {
+        out.push(line(&test_status(c, &t.name)?));
+    }
+    Ok(json!({ "tests": out }))
+}
+
+fn worker_json(w: &WorkerFigures) -> Value {
+    json!({
+        "id": w.id, "host": w.host, "pairs": w.pairs,
+        "games_per_minute": w.games_per_minute, "time_losses": w.time_losses,
+        "crashes": w.crashes, "mean": w.mean, "residual": w.residual,
+        "outlier": w.outlier,
+    })
+}
+
+/// `/api/test/NAME`, or `None` if there is no such test.
+pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
+    if !exists(c, name)? {
+        return Ok(None);
+    }
+    let st = test_status(c, name)?;
+    let mut v = json!({ "test": line(&st) });
+    match &st {
+        TestStatus::Match(m) => {
+            let s = m.summary();
+            let entries: Vec<_> = stored_pairs(c, m.test.id, m.test.counted_pairs())?
+                .into_iter()
+                .map(|(e, _, _)| e)
+                .collect();
+            let mut charts = json!({ "penta": penta_chart("t", &s.pentanomial) });
+            let progress = progress_svgs(&entries, m.kind.cfg.sprt, "t").unwrap_or_default();
+            for (key, svg) in ["elo", "llr"].into_iter().zip(progress) {
+                charts[key] = json!(svg);
+            }
+            v["summary"] = serde_json::to_value(&s)
+                .map_err(|e| DbError::Invalid(format!("summary of {name}: {e}")))?;
+            v["workers"] = m.workers.iter().map(worker_json).collect();
+            v["charts"] = charts;
+        }
+        TestStatus::Spsa(s) => {
+            let params = &s.kind.setup.params;
+            let rows: Vec<Vec<f64>> = spsa::history(c, &s.test)?
+                .into_iter()
+                .map(|h| h.theta)
+                .collect();
+            v["spsa"] = params
+                .iter()
+                .zip(&s.state.theta)
+                .map(|(p, x)| json!({"name": p.name, "start": p.start, "min": p.min, "max": p.max, "value": x}))
+                .collect();
+            v["workers"] = s.workers.iter().map(worker_json).collect();
+            v["charts"] = json!({ "spsa": spsa_output::svg(params, &rows) });
+        }
+    }
+    Ok(Some(v))
+}
+
+/// `/api/machines`: every worker process (one row per process and test)
+/// with its test, speed, games per minute and last heartbeat, newest
+/// heartbeat first.
+pub fn machines(c: &mut Client) -> Result<Value, DbError> {
+    let mut rate = std::collections::HashMap::new();
+    for t in all_tests(c)? {
+        for w in worker_figures(c, &t)? {
+            rate.insert(w.id, (w.games_per_minute, w.pairs));
+        }
+    }
+    let rows = c.query(
+        "SELECT w.id, w.host, w.pid, w.bench_nps, t.name, \
+         extract(epoch FROM now() - w.last_seen)::float8, \
+         (NOT t.stopped AND w.last_seen > now() - make_interval(secs => t.lease_seconds)) \
+         FROM dist_workers w JOIN dist_tests t ON t.id = w.test_id ORDER BY w.last_seen DESC, w.id",
+        &[],
+    )?;
+    let machines: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let id: i64 = r.get(0);
+            let (gpm, pairs) = rate.get(&id).copied().unwrap_or((0.0, 0));
+            json!({
+                "id": id, "host": r.get::<_, String>(1), "pid": r.get::<_, i32>(2),
+                "bench_nps": r.get::<_, i64>(3), "test": r.get::<_, String>(4),
+                "last_heartbeat_seconds": r.get::<_, f64>(5), "active": r.get::<_, bool>(6),
+                "games_per_minute": gpm, "pairs": pairs,
+            })
+        })
+        .collect();
+    Ok(json!({ "machines": machines }))
+}
