@@ -3,7 +3,7 @@
 //! under `/api/` for scripts, and one write action, `POST
 //! /api/test/NAME/stop`, behind a bearer token.
 //!
-//! - [`route`]: request line to route, and the 4xx of the rest (pure).
+//! - [`route`](mod@route): request line to route, and the 4xx of the rest (pure).
 //! - [`token`]: the write token, compared in constant time.
 //! - [`api`]: the JSON, from [`crate::status`] and the catalog.
 //! - [`pages`]: the HTML shells and their refresh script.

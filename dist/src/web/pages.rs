@@ -126,7 +126,7 @@ pub fn tests_page() -> String {
     )
 }
 
-/// `/test/NAME` (a name [`super::route`] accepted).
+/// `/test/NAME` (a name [`super::route()`] accepted).
 pub fn test_page(name: &str) -> String {
     page(
         &format!("Test {name}"),
