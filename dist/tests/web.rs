@@ -155,6 +155,7 @@ fn bad_requests_get_4xx_and_leave_the_database_unchanged() {
     assert_eq!(tests["tests"][0]["name"], "sec");
     assert_eq!(tests["tests"][0]["games"], 0);
     assert_eq!(tests["tests"][0]["batches"], 2);
+    assert_eq!(tests["tests"][0]["priority"], 0);
 
     let huge = "x".repeat(5000);
     let cases: Vec<(u16, &str, String, String)> = vec![
@@ -410,6 +411,8 @@ fn live_figures_and_pages_change_as_batches_complete() {
     let m = &get_json(&a, "/api/machines")["machines"][0];
     assert_eq!(m["test"], "live");
     assert_eq!(m["active"], true);
+    assert!(m["cores"].as_i64().unwrap() >= 1, "{m}");
+    assert!(m["nps"].as_u64().unwrap() > 0, "{m}");
     assert!(m["last_heartbeat_seconds"].as_f64().unwrap() < 30.0);
 
     if let Some(chromium) = karsinta_test_support::chromium() {

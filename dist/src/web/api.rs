@@ -33,6 +33,8 @@ fn match_line(m: &MatchStatus) -> Value {
         "name": m.test.name,
         "kind": "match",
         "status": m.status.to_string(),
+        "priority": m.test.share.priority,
+        "throughput": m.test.share.throughput,
         "games": s.games,
         "pairs": s.pairs,
         "max_games": s.max_games,
@@ -59,6 +61,8 @@ fn spsa_line(s: &SpsaStatus) -> Value {
         "name": s.test.name,
         "kind": "spsa",
         "status": s.phase(),
+        "priority": s.test.share.priority,
+        "throughput": s.test.share.throughput,
         "games": st.counts.games,
         "iterations": st.iterations,
         "applied": st.applied,
@@ -90,7 +94,8 @@ fn worker_json(w: &WorkerFigures) -> Value {
         "id": w.id, "host": w.host, "pairs": w.pairs,
         "games_per_minute": w.games_per_minute, "time_losses": w.time_losses,
         "crashes": w.crashes, "mean": w.mean, "residual": w.residual,
-        "outlier": w.outlier,
+        "outlier": w.outlier, "nps": w.nps, "speed_factor": w.speed_factor,
+        "noisy": w.noisy, "clock": w.clock, "active": w.active,
     })
 }
 
@@ -140,29 +145,34 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
 /// with its test, speed, games per minute and last heartbeat, newest
 /// heartbeat first.
 pub fn machines(c: &mut Client) -> Result<Value, DbError> {
-    let mut rate = std::collections::HashMap::new();
+    let mut figures = std::collections::HashMap::new();
     for t in all_tests(c)? {
         for w in worker_figures(c, &t)? {
-            rate.insert(w.id, (w.games_per_minute, w.pairs));
+            figures.insert(w.id, w);
         }
     }
     let rows = c.query(
-        "SELECT w.id, w.host, w.pid, w.bench_nps, t.name, \
+        "SELECT w.id, w.host, w.pid, t.name, \
          extract(epoch FROM now() - w.last_seen)::float8, \
-         (NOT t.stopped AND w.last_seen > now() - make_interval(secs => t.lease_seconds)) \
-         FROM dist_workers w JOIN dist_tests t ON t.id = w.test_id ORDER BY w.last_seen DESC, w.id",
+         (w.left_at IS NULL AND NOT t.stopped \
+          AND w.last_seen > now() - make_interval(secs => t.lease_seconds)), \
+         m.cores, w.concurrency \
+         FROM dist_workers w JOIN dist_tests t ON t.id = w.test_id \
+         LEFT JOIN dist_machines m ON m.id = w.machine_id ORDER BY w.last_seen DESC, w.id",
         &[],
     )?;
     let machines: Vec<Value> = rows
         .iter()
         .map(|r| {
             let id: i64 = r.get(0);
-            let (gpm, pairs) = rate.get(&id).copied().unwrap_or((0.0, 0));
+            let f = figures.remove(&id).unwrap_or_default();
             json!({
                 "id": id, "host": r.get::<_, String>(1), "pid": r.get::<_, i32>(2),
-                "bench_nps": r.get::<_, i64>(3), "test": r.get::<_, String>(4),
-                "last_heartbeat_seconds": r.get::<_, f64>(5), "active": r.get::<_, bool>(6),
-                "games_per_minute": gpm, "pairs": pairs,
+                "test": r.get::<_, String>(3),
+                "last_heartbeat_seconds": r.get::<_, f64>(4), "active": r.get::<_, bool>(5),
+                "cores": r.get::<_, Option<i32>>(6), "concurrency": r.get::<_, i32>(7),
+                "nps": f.nps, "speed_factor": f.speed_factor, "noisy": f.noisy,
+                "clock": f.clock, "games_per_minute": f.games_per_minute, "pairs": f.pairs,
             })
         })
         .collect();

@@ -106,7 +106,7 @@ pub fn tests_page() -> String {
     page(
         "Tests",
         "/api/tests",
-        "<table><thead><tr><th>test</th><th>kind</th><th>status</th><th>games</th>\
+        "<table><thead><tr><th>test</th><th>kind</th><th>status</th><th>priority</th><th>games</th>\
          <th>Elo &plusmn; 95%</th><th>LLR between its bounds</th><th>batches</th></tr></thead>\
          <tbody id=\"tests\"></tbody></table>",
         r#"function render(j) {
@@ -115,6 +115,7 @@ pub fn tests_page() -> String {
     testLink(cell(tr, 'name', ''), t.name);
     cell(tr, 'kind', t.kind);
     cell(tr, 'status', t.status + (t.stop_reason ? ' (' + t.stop_reason + ')' : ''));
+    cell(tr, 'priority', t.priority + ' (weight ' + t.throughput + ')');
     cell(tr, 'games', String(t.games));
     cell(tr, 'elo', t.kind === 'match' ? fmt(t.elo, 1) + ' \u00b1 ' + fmt(t.elo_error, 1)
       : 'iteration ' + t.applied + ' of ' + t.iterations);
@@ -145,7 +146,8 @@ pub fn test_page(name: &str) -> String {
          <th>min</th><th>max</th></tr></thead><tbody id=\"params\"></tbody></table>\
          <h2>Workers</h2><table><thead><tr><th>worker</th><th>host</th><th>pairs</th>\
          <th>games/min</th><th>time losses</th><th>crashes</th><th>mean pair score</th>\
-         <th>residual</th></tr></thead><tbody id=\"workers\"></tbody></table>",
+         <th>residual</th><th>nps</th><th>speed</th><th>clock</th></tr></thead>\
+         <tbody id=\"workers\"></tbody></table>",
         r#"let drawn = '';
 function render(j) {
   const t = j.test, s = j.summary;
@@ -173,6 +175,8 @@ function render(j) {
     cell(tr, 'gpm', fmt(w.games_per_minute, 1)); cell(tr, 'time_losses', String(w.time_losses));
     cell(tr, 'crashes', String(w.crashes)); cell(tr, 'mean', fmt(w.mean, 3));
     cell(tr, 'residual', fmt(w.residual, 2) + (w.outlier ? ' outlier' : ''));
+    cell(tr, 'nps', String(w.nps) + (w.noisy ? ' noisy' : ''));
+    cell(tr, 'speed', fmt(w.speed_factor, 2)); cell(tr, 'clock', w.clock || '');
   });
 }"#,
     )
@@ -184,14 +188,19 @@ pub fn machines_page() -> String {
         "Machines",
         "/api/machines",
         "<table><thead><tr><th>host</th><th>worker</th><th>pid</th><th>test</th>\
-         <th>state</th><th>bench nps</th><th>pairs</th><th>games/min</th>\
-         <th>last heartbeat</th></tr></thead><tbody id=\"machines\"></tbody></table>",
+         <th>state</th><th>cores</th><th>games at once</th><th>bench nps</th><th>speed</th>\
+         <th>clock</th><th>pairs</th><th>games/min</th><th>last heartbeat</th></tr></thead>\
+         <tbody id=\"machines\"></tbody></table>",
         r#"function render(j) {
   rows('machines', j.machines, (tr, m) => {
     cell(tr, 'host', m.host); cell(tr, 'id', String(m.id)); cell(tr, 'pid', String(m.pid));
     testLink(cell(tr, 'test', ''), m.test);
     cell(tr, 'state', m.active ? 'active' : 'gone');
-    cell(tr, 'nps', String(m.bench_nps)); cell(tr, 'pairs', String(m.pairs));
+    cell(tr, 'cores', m.cores === null ? 'n/a' : String(m.cores));
+    cell(tr, 'concurrency', String(m.concurrency));
+    cell(tr, 'nps', String(m.nps) + (m.noisy ? ' noisy' : ''));
+    cell(tr, 'speed', fmt(m.speed_factor, 2)); cell(tr, 'clock', m.clock || '');
+    cell(tr, 'pairs', String(m.pairs));
     cell(tr, 'gpm', fmt(m.games_per_minute, 1));
     cell(tr, 'heartbeat', fmt(m.last_heartbeat_seconds, 0) + ' s ago');
   });
