@@ -36,3 +36,4 @@ pub mod report;
 pub mod run;
 pub mod stats;
 pub mod tune;
+pub mod variant;

@@ -109,6 +109,7 @@ impl MatchTest {
             event: &self.cfg.name,
             date,
             tc: &self.cfg.settings.tc,
+            variant: self.cfg.settings.variant,
         };
         let mut text = String::new();
         for (i, g) in fp.games.iter().enumerate() {

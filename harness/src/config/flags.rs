@@ -24,6 +24,7 @@ use crate::play::clock::TimeControl;
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
 use crate::play::tablebase::TbAdjudicate;
 use crate::stats::EloModel;
+use crate::variant::Variant;
 
 /// A command line that cannot be translated. Each names the flag.
 #[derive(Debug, Error, PartialEq)]
@@ -553,8 +554,15 @@ impl Gathered {
                 }
             }
             "-variant" => {
-                if g.one()? != "standard" {
-                    return Err(unsupported(f, "only standard chess"));
+                let v = g.one()?;
+                match Variant::from_flag(v) {
+                    // Standard stays unwritten, as when the flag is absent.
+                    Some(Variant::Standard) => {}
+                    Some(variant) => self.raw.variant = Some(variant),
+                    None => {
+                        let why = format!("'{v}': standard or fischerandom (Chess960) only");
+                        return Err(unsupported(f, why));
+                    }
                 }
             }
             other => {
@@ -1151,6 +1159,26 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no time control"));
+    }
+
+    #[test]
+    fn variant_flag() {
+        let base = "-engine cmd=/a -engine cmd=/b -each tc=1+0.01 -rounds 2";
+        let t = tr(&format!("{base} -variant fischerandom")).unwrap();
+        assert_eq!(t.config.variant, Some(Variant::Chess960));
+        let back: RawConfig = serde_yaml::from_str(&config_yaml(&t, "x")).unwrap();
+        assert_eq!(back, t.config);
+        assert_eq!(
+            tr(&format!("{base} -variant standard"))
+                .unwrap()
+                .config
+                .variant,
+            None
+        );
+        let e = tr(&format!("{base} -variant crazyhouse"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("-variant") && e.contains("'crazyhouse'"), "{e}");
     }
 
     #[test]

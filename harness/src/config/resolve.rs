@@ -18,6 +18,7 @@ use crate::play::clock::TimeControl;
 use crate::play::game::{Adjudication, GameSettings};
 use crate::players::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
 use crate::stats::SprtParams;
+use crate::variant::Variant;
 
 /// Default extra time a move may take beyond its limit before it loses.
 pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
@@ -299,6 +300,14 @@ impl MatchConfig {
         let games = resolve_games(&mut raw, path)?;
         let openings = resolve_openings(&mut raw, path, &base)?;
         let mut settings = resolve_game_settings(&mut raw, tc, path)?;
+        // Absent means standard; not filled in, so that the resolved config
+        // (and the fingerprint a resumed run checks) of a standard run stays
+        // what it was before the key existed.
+        settings.variant = raw.variant.unwrap_or_default();
+        let mut engines = engines;
+        for e in &mut engines {
+            e.variant = settings.variant;
+        }
         settings.adjudication.tablebases =
             resolve_tablebases(raw.tablebases.as_mut(), "tablebases", path, &base)?;
         let max_start_failures = resolve_max_start_failures(&mut raw, path)?;
@@ -524,6 +533,7 @@ pub fn resolve_engine_entry(
         options,
         init_timeout,
         stderr_log: None,
+        variant: Variant::Standard,
     })
 }
 
@@ -853,6 +863,7 @@ fn resolve_game_settings(
         margin: Duration::from_millis(time_margin_ms),
         watchdog: Duration::from_millis(watchdog_ms),
         adjudication,
+        variant: Variant::Standard,
     })
 }
 
@@ -893,6 +904,23 @@ time_control: nodes=500
 
     fn err(text: &str) -> String {
         load(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn variant_key() {
+        let c = load(&format!("{GOOD}variant: chess960\n")).unwrap();
+        assert_eq!(c.settings.variant, Variant::Chess960);
+        assert!(c.engines.iter().all(|e| e.variant == Variant::Chess960));
+        assert!(c.resolved_yaml().contains("variant: chess960"));
+        // Absent: standard, and the resolved config does not grow the key.
+        let c = load(GOOD).unwrap();
+        assert_eq!(c.settings.variant, Variant::Standard);
+        assert!(!c.resolved_yaml().contains("variant"));
+        let e = err(&format!("{GOOD}variant: atomic\n"));
+        assert!(
+            e.contains("test.yaml") && e.contains("variant") && e.contains("atomic"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
 use crate::play::tablebase::TbAdjudicate;
 use crate::stats::EloModel;
+use crate::variant::Variant;
 
 /// The config file as written. Unknown keys are not refused here but land
 /// in `sections`; resolution refuses those the command does not accept.
@@ -40,6 +41,10 @@ pub struct RawConfig {
     pub time_margin_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_ms: Option<u64>,
+    /// `standard` (default) or `chess960` (Fischer random and double
+    /// Fischer random: X-FEN or Shredder-FEN books, `UCI_Chess960`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<RawOpenings>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -86,6 +91,7 @@ impl RawConfig {
         "time_control",
         "time_margin_ms",
         "watchdog_ms",
+        "variant",
         "openings",
         "adjudication",
         "sprt",

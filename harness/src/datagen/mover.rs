@@ -125,6 +125,7 @@ impl Mover for Uci {
         let req = MoveRequest {
             start_fen: Some(at.start_fen),
             moves: at.moves,
+            variant: crate::variant::Variant::Standard,
             limit,
             deadline: WATCHDOG,
         };

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use shakmaty::Chess;
 use thiserror::Error;
 
-use super::fen::{parse_position, position_fen};
+use super::fen::position_fen;
+use crate::variant::{parse_position, Variant};
 
 /// An EPD operation: opcode and operands (quotes removed).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +64,16 @@ pub fn read_epd<'a>(
     data: &'a [u8],
     path: &'a Path,
 ) -> impl Iterator<Item = Result<EpdEntry, EpdError>> + 'a {
+    read_epd_in(data, path, Variant::Standard)
+}
+
+/// [`read_epd`] with positions read as `variant` (Chess960: X-FEN and
+/// Shredder-FEN castling rights).
+pub fn read_epd_in<'a>(
+    data: &'a [u8],
+    path: &'a Path,
+    variant: Variant,
+) -> impl Iterator<Item = Result<EpdEntry, EpdError>> + 'a {
     data.split(|&b| b == b'\n')
         .enumerate()
         .filter_map(move |(index, line)| {
@@ -73,7 +84,7 @@ pub fn read_epd<'a>(
                 return None;
             }
             Some(
-                parse_entry(text)
+                parse_entry_in(text, variant)
                     .map(|(position, operations)| EpdEntry {
                         line: line_no,
                         fen: position_fen(&position),
@@ -92,6 +103,11 @@ pub fn read_epd<'a>(
 /// One non-empty, non-comment line (already trimmed) to its position and
 /// operations.
 pub fn parse_entry(line: &str) -> Result<(Chess, Vec<Operation>), String> {
+    parse_entry_in(line, Variant::Standard)
+}
+
+/// [`parse_entry`] with the position read as `variant`.
+pub fn parse_entry_in(line: &str, variant: Variant) -> Result<(Chess, Vec<Operation>), String> {
     // The four position fields, then (optionally) two FEN move counters.
     let mut rest = line;
     let mut fields = Vec::with_capacity(6);
@@ -141,7 +157,7 @@ pub fn parse_entry(line: &str) -> Result<(Chess, Vec<Operation>), String> {
         (counter("hmvc", "0")?, counter("fmvn", "1")?)
     };
     let fen = format!("{} {half} {full}", fields[..4].join(" "));
-    Ok((parse_position(&fen)?, ops))
+    Ok((parse_position(&fen, variant)?, ops))
 }
 
 fn is_number(s: &str) -> bool {

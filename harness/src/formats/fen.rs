@@ -1,19 +1,18 @@
 //! FEN positions for the harness: parsed and checked with `shakmaty` as
-//! standard chess, and written back in one canonical form, so every reader
-//! (EPD, PGN, the generator) stores equal positions as equal strings.
+//! standard chess (Chess960: [`crate::variant::parse_position`]), and
+//! written back in one canonical form, so every reader (EPD, PGN, the
+//! generator) stores equal positions as equal strings.
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode};
+use shakmaty::{Chess, EnPassantMode};
+
+use crate::variant::Variant;
 
 /// Parse a FEN with shakmaty as a legal standard-chess position; the error
-/// quotes the FEN and says what is wrong with it.
+/// quotes the FEN and says what is wrong with it (and that it is a Chess960
+/// position, when it is one).
 pub fn parse_position(fen: &str) -> Result<Chess, String> {
-    let parsed: Fen = fen
-        .parse()
-        .map_err(|e| format!("invalid FEN '{fen}': {e}"))?;
-    parsed
-        .into_position(CastlingMode::Standard)
-        .map_err(|e| format!("'{fen}': {e}"))
+    crate::variant::parse_position(fen, Variant::Standard)
 }
 
 /// Full 6-field FEN of a position, with the en-passant square only when a

@@ -1,5 +1,6 @@
 //! PGN output of finished games: the Seven Tag Roster, `FEN`/`SetUp` for
-//! FEN openings, `TimeControl`, `PlyCount` and `Termination`, and a comment
+//! FEN openings (and `Variant "Chess960"` with the start FEN for every
+//! Chess960 game), `TimeControl`, `PlyCount` and `Termination`, and a comment
 //! per move with the engine's score (its own point of view), depth and
 //! thinking time in the style of cutechess-cli (`{+0.31/12 0.052s}`); opening
 //! moves are marked `{book}`. Also splits a games file back into games, which
@@ -9,11 +10,13 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{Chess, Color, Position};
 
+use crate::formats::fen::position_fen;
 use crate::play::clock::TimeControl;
 use crate::play::game::GameRecord;
 use crate::players::EngineScore;
+use crate::variant::Variant;
 
 /// Tags that come from the match rather than the game.
 #[derive(Clone, Debug)]
@@ -22,6 +25,8 @@ pub struct MatchTags<'a> {
     /// `YYYY.MM.DD`.
     pub date: &'a str,
     pub tc: &'a TimeControl,
+    /// Chess960 games get `[Variant "Chess960"]` and always a `FEN`.
+    pub variant: Variant,
 }
 
 /// A UTC calendar time (no time-zone crate needed for `YYYY.MM.DD`).
@@ -108,7 +113,18 @@ pub fn write_game(out: &mut String, game: &GameRecord, round: &str, tags: &Match
     tag(out, "White", &game.white);
     tag(out, "Black", &game.black);
     tag(out, "Result", game.result.pgn());
-    if let Some(f) = &game.start_fen {
+    if let Some(v) = tags.variant.pgn_tag() {
+        tag(out, "Variant", v);
+    }
+    // A Chess960 game names its start position even when it is the
+    // standard one: readers take a Variant tag without a FEN as start 518,
+    // but not every reader knows that.
+    let start_fen = match (&game.start_fen, tags.variant) {
+        (Some(f), _) => Some(f.clone()),
+        (None, Variant::Chess960) => Some(position_fen(&Variant::Chess960.start_position())),
+        (None, Variant::Standard) => None,
+    };
+    if let Some(f) = &start_fen {
         tag(out, "FEN", f);
         tag(out, "SetUp", "1");
     }
@@ -118,11 +134,11 @@ pub fn write_game(out: &mut String, game: &GameRecord, round: &str, tags: &Match
     out.push('\n');
 
     // Move numbers follow the starting position's side to move and fullmove.
-    let (mut fullmove, mut turn) = match &game.start_fen {
-        Some(f) => match Fen::from_ascii(f.as_bytes())
-            .ok()
-            .and_then(|fen| fen.into_position::<Chess>(CastlingMode::Standard).ok())
-        {
+    let (mut fullmove, mut turn) = match &start_fen {
+        Some(f) => match Fen::from_ascii(f.as_bytes()).ok().and_then(|fen| {
+            fen.into_position::<Chess>(tags.variant.castling_mode())
+                .ok()
+        }) {
             Some(p) => (p.fullmoves().get(), p.turn()),
             None => (1, Color::White),
         },
@@ -261,6 +277,7 @@ mod tests {
                 event: "ev",
                 date: "2026.01.02",
                 tc: &tc,
+                variant: crate::variant::Variant::Standard,
             },
         );
         assert!(out.contains("[White \"a \\\"b\\\"\"]\n"), "{out}");

@@ -1,8 +1,11 @@
 //! Opening suites: loading EPD and PGN files into [`Opening`]s and choosing
 //! which opening each game pair plays.
 //!
-//! Every position is checked with `shakmaty` (a legal standard-chess position,
-//! legal moves only) so that a match never starts from a broken opening. EPD
+//! Every position is checked with `shakmaty` (a legal position of the
+//! match's [`Variant`], legal moves only) so that a match never starts from a
+//! broken opening; a Chess960 position in a standard suite is refused with
+//! the hint to play it as Chess960. Chess960 suites may be X-FEN or
+//! Shredder-FEN; they are stored as X-FEN, castling moves king-takes-rook. EPD
 //! is read by [`crate::formats::epd`] (strict, see there); only the position
 //! is used, the operations are checked but not interpreted. PGN is
 //! read by a small strict reader here: every main-line token must be a move,
@@ -25,11 +28,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{Chess, Position};
 use thiserror::Error;
 
-use crate::formats::epd::read_epd;
-use crate::formats::fen::{parse_position, position_fen};
+use crate::formats::epd::read_epd_in;
+use crate::formats::fen::position_fen;
+use crate::variant::{parse_position, Variant};
 
 /// One opening: a start position plus moves to play from it before the
 /// engines take over.
@@ -46,15 +50,20 @@ pub struct Opening {
 }
 
 impl Opening {
-    /// The position after the opening's moves.
+    /// The position after the opening's moves (standard chess).
     pub fn end_position(&self) -> Result<Chess, OpeningError> {
+        self.end_position_in(Variant::Standard)
+    }
+
+    /// The position after the opening's moves in `variant`.
+    pub fn end_position_in(&self, variant: Variant) -> Result<Chess, OpeningError> {
         let invalid = |reason: String| OpeningError::Invalid {
             id: self.id,
             reason,
         };
         let mut pos = match &self.fen {
-            Some(fen) => parse_position(fen).map_err(invalid)?,
-            None => Chess::default(),
+            Some(fen) => parse_position(fen, variant).map_err(invalid)?,
+            None => variant.start_position(),
         };
         for mv in &self.moves {
             let uci: shakmaty::uci::UciMove = mv
@@ -202,6 +211,8 @@ pub struct LoadOptions {
     /// Drop bad entries (each reported in [`LoadedOpenings::skipped`])
     /// instead of failing on the first one.
     pub skip_bad: bool,
+    /// How castling rights and moves are read (default: standard chess).
+    pub variant: Variant,
 }
 
 /// The result of [`load_openings_with`].
@@ -224,7 +235,7 @@ pub fn load_openings(
     let options = LoadOptions {
         format,
         plies,
-        skip_bad: false,
+        ..LoadOptions::default()
     };
     load_openings_with(path, &options).map(|loaded| loaded.openings)
 }
@@ -272,7 +283,7 @@ pub fn parse_openings(
     };
     match format {
         OpeningFormat::Epd => {
-            for entry in read_epd(data, path) {
+            for entry in read_epd_in(data, path, options.variant) {
                 let entry =
                     entry
                         .map(|e| (Some(e.fen), Vec::new()))
@@ -284,7 +295,7 @@ pub fn parse_openings(
                 accept(entry)?;
             }
         }
-        OpeningFormat::Pgn => read_pgn(data, path, options.plies, &mut accept)?,
+        OpeningFormat::Pgn => read_pgn(data, path, options, &mut accept)?,
     }
     if openings.is_empty() {
         return Err(OpeningError::Empty {
@@ -583,7 +594,11 @@ fn san_of_word(word: &[u8]) -> Option<San> {
 /// (up to its result, the next game's tags or the end of the file) even
 /// after a fault, so the next game starts in the right place. A fault is
 /// the line and reason of the first problem.
-fn read_game(lx: &mut Lexer<'_>, plies: Option<usize>) -> Result<Entry, (usize, String)> {
+fn read_game(
+    lx: &mut Lexer<'_>,
+    plies: Option<usize>,
+    want: Variant,
+) -> Result<Entry, (usize, String)> {
     let start_line = lx.peek().map_or(lx.line, |(_, line)| line);
     let mut fault: Option<(usize, String)> = None;
     // Only the first fault is reported.
@@ -610,22 +625,30 @@ fn read_game(lx: &mut Lexer<'_>, plies: Option<usize>) -> Result<Entry, (usize, 
         }
     }
     if let Some((variant, line)) = &variant {
-        let v = variant.to_ascii_lowercase();
-        if !matches!(v.as_str(), "" | "standard" | "chess" | "from position") {
-            let reason = format!("unsupported variant '{variant}' (standard chess only)");
+        // A standard game is also a Chess960 one (start position 518).
+        if !(Variant::Standard.matches_pgn_tag(variant) || want.matches_pgn_tag(variant)) {
+            let reason = if Variant::Chess960.matches_pgn_tag(variant) {
+                format!(
+                    "variant '{variant}': a Chess960 game in a standard match; play it with \
+                     `variant: chess960` or `-variant fischerandom`"
+                )
+            } else {
+                format!("unsupported variant '{variant}' (standard chess and Chess960 only)")
+            };
             fail(&mut fault, *line, reason);
         }
     }
     let (fen, mut pos) = match &fen_tag {
-        Some((text, line)) => match parse_position(text) {
+        Some((text, line)) => match parse_position(text, want) {
             Ok(pos) => (Some(position_fen(&pos)), pos),
             Err(reason) => {
                 fail(&mut fault, *line, format!("FEN tag: {reason}"));
-                (None, Chess::default())
+                (None, want.start_position())
             }
         },
-        None => (None, Chess::default()),
+        None => (None, want.start_position()),
     };
+    let mode = want.castling_mode();
     let mut moves = Vec::new();
     let mut seen = 0usize;
     let mut depth = 0usize;
@@ -663,7 +686,7 @@ fn read_game(lx: &mut Lexer<'_>, plies: Option<usize>) -> Result<Entry, (usize, 
                 };
                 match san.to_move(&pos) {
                     Ok(m) => {
-                        moves.push(m.to_uci(CastlingMode::Standard).to_string());
+                        moves.push(m.to_uci(mode).to_string());
                         pos.play_unchecked(m);
                     }
                     Err(e) => fail(
@@ -706,18 +729,20 @@ fn read_game(lx: &mut Lexer<'_>, plies: Option<usize>) -> Result<Entry, (usize, 
 fn read_pgn(
     data: &[u8],
     path: &Path,
-    plies: Option<usize>,
+    options: &LoadOptions,
     accept: &mut dyn FnMut(Result<Entry, OpeningError>) -> Result<(), OpeningError>,
 ) -> Result<(), OpeningError> {
     let mut lx = Lexer::new(data);
     let mut game = 0usize;
     while lx.peek().is_some() {
         game += 1;
-        let entry = read_game(&mut lx, plies).map_err(|(line, reason)| OpeningError::BadPgn {
-            path: path.to_path_buf(),
-            game,
-            line,
-            reason,
+        let entry = read_game(&mut lx, options.plies, options.variant).map_err(|(line, reason)| {
+            OpeningError::BadPgn {
+                path: path.to_path_buf(),
+                game,
+                line,
+                reason,
+            }
         });
         accept(entry)?;
     }
@@ -736,9 +761,69 @@ mod tests {
         let options = LoadOptions {
             format: Some(format),
             plies,
-            skip_bad: false,
+            ..LoadOptions::default()
         };
         parse_openings(text.as_bytes(), Path::new("test"), format, &options).map(|l| l.openings)
+    }
+
+    #[test]
+    fn chess960_suites_read_x_fen_and_shredder_fen() {
+        let opts = |format, variant| LoadOptions {
+            format: Some(format),
+            variant,
+            ..LoadOptions::default()
+        };
+        let epd = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\n\
+                   qrbnnbkr/pppppppp/8/8/8/8/PPPPPPPP/BNQNRBKR w HEhb - 0 1\n";
+        let path = Path::new("frc.epd");
+        let got = parse_openings(
+            epd.as_bytes(),
+            path,
+            OpeningFormat::Epd,
+            &opts(OpeningFormat::Epd, Variant::Chess960),
+        )
+        .unwrap()
+        .openings;
+        // Shredder-FEN is stored as X-FEN: these rooks are the outermost.
+        assert_eq!(
+            got[1].fen.as_deref(),
+            Some("qrbnnbkr/pppppppp/8/8/8/8/PPPPPPPP/BNQNRBKR w KQkq - 0 1")
+        );
+        let e = parse_openings(
+            epd.as_bytes(),
+            path,
+            OpeningFormat::Epd,
+            &opts(OpeningFormat::Epd, Variant::Standard),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("frc.epd:1:") && e.contains("`variant: chess960`"),
+            "{e}"
+        );
+        let pgn = "[Variant \"Chess960\"]\n\
+                   [FEN \"rk2r2r/ppppppp1/8/8/8/8/PPPPPPP1/RK2R2R w EQeq - 0 1\"]\n\n1. O-O O-O-O *\n";
+        let got = parse_openings(
+            pgn.as_bytes(),
+            Path::new("frc.pgn"),
+            OpeningFormat::Pgn,
+            &opts(OpeningFormat::Pgn, Variant::Chess960),
+        )
+        .unwrap()
+        .openings;
+        assert_eq!(got[0].moves, ["b1e1", "b8a8"]);
+        let e = parse_openings(
+            pgn.as_bytes(),
+            Path::new("frc.pgn"),
+            OpeningFormat::Pgn,
+            &opts(OpeningFormat::Pgn, Variant::Standard),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("frc.pgn:1: game 1: variant 'Chess960'"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -830,7 +915,7 @@ mod tests {
         fn malformed_input_never_panics(text in "[\\[\\]{}()\"; \n.0-9a-hxKQRBNO=+#$!?*/-]{0,200}") {
             let lines = text.split('\n').count();
             for format in [OpeningFormat::Pgn, OpeningFormat::Epd] {
-                let options = LoadOptions { format: Some(format), plies: None, skip_bad: true };
+                let options = LoadOptions { format: Some(format), skip_bad: true, ..LoadOptions::default() };
                 if let Ok(loaded) = parse_openings(text.as_bytes(), Path::new("p"), format, &options) {
                     for e in &loaded.skipped {
                         let line = e.line().unwrap();

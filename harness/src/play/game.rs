@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
@@ -21,6 +20,7 @@ use thiserror::Error;
 use crate::play::clock::{ClockVerdict, GameClock, TimeControl};
 use crate::play::tablebase::Tablebases;
 use crate::players::{EngineError, EngineScore, MoveRequest, Player};
+use crate::variant::{parse_position, Variant};
 
 /// Final result of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -226,6 +226,8 @@ pub struct GameSettings {
     /// is declared hung.
     pub watchdog: Duration,
     pub adjudication: Adjudication,
+    /// Standard chess or Chess960: how castling is read and written.
+    pub variant: Variant,
 }
 
 /// Why no game record was produced.
@@ -258,6 +260,8 @@ fn idx(c: Color) -> usize {
 /// Board state during a game: position, UCI history and the repetition table.
 struct Board {
     pos: Chess,
+    /// How castling moves are written (`e1g1`, or `e1h1` in Chess960).
+    mode: CastlingMode,
     uci: Vec<String>,
     /// Zobrist keys since the last irreversible move, current one included.
     keys: Vec<u64>,
@@ -265,16 +269,18 @@ struct Board {
 }
 
 impl Board {
-    fn new(start_fen: Option<&str>, opening: &[String]) -> Result<Board, GameError> {
+    fn new(
+        start_fen: Option<&str>,
+        opening: &[String],
+        variant: Variant,
+    ) -> Result<Board, GameError> {
         let pos: Chess = match start_fen {
-            None => Chess::default(),
-            Some(f) => Fen::from_ascii(f.as_bytes())
-                .map_err(|e| GameError::BadOpening(format!("FEN '{f}': {e}")))?
-                .into_position(CastlingMode::Standard)
-                .map_err(|e| GameError::BadOpening(format!("FEN '{f}': {e}")))?,
+            None => variant.start_position(),
+            Some(f) => parse_position(f, variant).map_err(GameError::BadOpening)?,
         };
         let mut b = Board {
             keys: vec![Self::key(&pos)],
+            mode: variant.castling_mode(),
             pos,
             uci: Vec::new(),
             moves: Vec::new(),
@@ -316,7 +322,7 @@ impl Board {
         time: Duration,
     ) {
         let irreversible = self.pos.is_irreversible(mv);
-        let uci = UciMove::from_move(mv, CastlingMode::Standard).to_string();
+        let uci = UciMove::from_move(mv, self.mode).to_string();
         let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, mv).to_string();
         if irreversible {
             self.keys.clear();
@@ -540,8 +546,12 @@ fn time_loss(board: &Board, loser: Color, detail: &str) -> (GameResult, Terminat
 }
 
 /// Check an opening without playing it: the position after it, or why not.
-pub fn check_opening(start_fen: Option<&str>, moves: &[String]) -> Result<(), GameError> {
-    Board::new(start_fen, moves).map(|_| ())
+pub fn check_opening(
+    start_fen: Option<&str>,
+    moves: &[String],
+    variant: Variant,
+) -> Result<(), GameError> {
+    Board::new(start_fen, moves, variant).map(|_| ())
 }
 
 /// A game that ends before it starts because one side could not be prepared
@@ -553,9 +563,10 @@ pub fn forfeit(
     opening: &[String],
     loser_is_white: bool,
     err: &EngineError,
-    tc: &TimeControl,
+    settings: &GameSettings,
 ) -> Result<GameRecord, GameError> {
-    let board = Board::new(start_fen, opening)?;
+    let tc = &settings.tc;
+    let board = Board::new(start_fen, opening, settings.variant)?;
     let loser = if loser_is_white {
         Color::White
     } else {
@@ -584,7 +595,7 @@ pub fn play_game(
     settings: &GameSettings,
     abort: &AtomicBool,
 ) -> Result<GameRecord, GameError> {
-    let mut board = Board::new(start_fen, opening)?;
+    let mut board = Board::new(start_fen, opening, settings.variant)?;
     let names = [white.name().to_string(), black.name().to_string()];
     let finish =
         |board: Board, (result, termination, reason): (GameResult, Termination, String)| {
@@ -653,6 +664,7 @@ pub fn play_game(
         let req = MoveRequest {
             start_fen,
             moves: &board.uci,
+            variant: settings.variant,
             limit: clock.limit(s),
             deadline,
         };
@@ -749,9 +761,9 @@ pub(crate) mod tests {
                 Some(Ok(m)) => m,
                 Some(Err(e)) => return Err(e),
                 None => {
-                    let b = Board::new(req.start_fen, req.moves).unwrap();
+                    let b = Board::new(req.start_fen, req.moves, req.variant).unwrap();
                     let m = b.pos.legal_moves()[0];
-                    UciMove::from_move(m, CastlingMode::Standard).to_string()
+                    UciMove::from_move(m, b.mode).to_string()
                 }
             };
             Ok(EngineMove {
@@ -772,6 +784,7 @@ pub(crate) mod tests {
             margin: Duration::from_millis(10),
             watchdog: Duration::from_secs(1),
             adjudication: Adjudication::default(),
+            variant: Variant::Standard,
         }
     }
 
@@ -790,6 +803,33 @@ pub(crate) mod tests {
         );
         assert_eq!(g.moves.last().unwrap().san, "Qh4#");
         assert_eq!(g.reason, "Black mates");
+    }
+
+    #[test]
+    fn chess960_castles_king_takes_rook() {
+        // Short with the inner e1 rook, long with a8: recorded as the
+        // engines sent them, SAN O-O / O-O-O.
+        let fen = "rk2r2r/ppppppp1/8/8/8/8/PPPPPPP1/RK2R2R w EQeq - 0 1";
+        let s = GameSettings {
+            variant: Variant::Chess960,
+            ..settings("nodes=1")
+        };
+        let mut w = Scripted::new("w").moves(&["b1e1", "b1g1"]);
+        let mut b = Scripted::new("b").moves(&["b8a8"]);
+        let g = play(&mut w, &mut b, Some(fen), &s);
+        let plies: Vec<(&str, &str)> = g
+            .moves
+            .iter()
+            .map(|m| (m.uci.as_str(), m.san.as_str()))
+            .collect();
+        assert_eq!(plies, [("b1e1", "O-O"), ("b8a8", "O-O-O")]);
+        // The king's destination is not castling in Chess960 (the king has
+        // left b1 anyway): an illegal move.
+        assert_eq!(g.termination, Termination::IllegalMove);
+        // The same position is refused as standard chess, naming the fix.
+        let e = check_opening(Some(fen), &[], Variant::Standard).unwrap_err();
+        assert!(e.to_string().contains("variant: chess960"), "{e}");
+        check_opening(None, &["e1h1".into()], Variant::Chess960).unwrap_err();
     }
 
     #[test]
@@ -1053,9 +1093,9 @@ pub(crate) mod tests {
         assert!(g.moves[0].book && g.moves[1].book && !g.moves[2].book);
         let bad = vec!["e2e5".to_string()];
         assert!(
-            matches!(check_opening(None, &bad), Err(GameError::BadOpening(m)) if m.contains("e2e5"))
+            matches!(check_opening(None, &bad, Variant::Standard), Err(GameError::BadOpening(m)) if m.contains("e2e5"))
         );
-        assert!(check_opening(Some("not a fen"), &[]).is_err());
+        assert!(check_opening(Some("not a fen"), &[], Variant::Standard).is_err());
         let r = play_game(
             &mut Scripted::new("w"),
             &mut Scripted::new("b"),

@@ -645,6 +645,7 @@ mod tests {
                 .map(|h| vec![("Hash".to_string(), h.to_string())])
                 .unwrap_or_default(),
             init_timeout: Duration::from_secs(1),
+            variant: crate::variant::Variant::Standard,
             stderr_log: None,
         }
     }

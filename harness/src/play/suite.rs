@@ -430,6 +430,7 @@ pub fn solve_position(
     let request = MoveRequest {
         start_fen: Some(&record.fen),
         moves: &[],
+        variant: crate::variant::Variant::Standard,
         limit: limit.clone(),
         deadline: timeout,
     };

@@ -22,6 +22,7 @@ use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
 
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player};
+use crate::variant::Variant;
 
 /// `e` for people: an unknown name gets the closest known one, as an
 /// option a UCI engine does not advertise does. `options`: the name was
@@ -116,15 +117,23 @@ impl InProcessPlayer {
     /// Bring the game position up to `req`, replaying only new moves when
     /// the request continues the game seen so far.
     fn sync_position(&mut self, req: &MoveRequest<'_>) -> Result<(), EngineError> {
+        let chess960 = req.variant == Variant::Chess960;
         let continues = self.game.as_ref().is_some_and(|g| {
-            g.start_fen.as_deref() == req.start_fen && req.moves.starts_with(&g.moves)
+            g.start_fen.as_deref() == req.start_fen
+                && g.pos.chess960() == chess960
+                && req.moves.starts_with(&g.moves)
         });
         if !continues {
-            let pos = match req.start_fen {
-                Some(fen) => Position::from_fen(fen)
-                    .map_err(|e| EngineError::Protocol(format!("bad FEN {fen:?}: {e}")))?,
-                None => Position::startpos(),
+            let fen = match req.start_fen {
+                Some(fen) => fen.to_string(),
+                None => Position::startpos().to_fen(),
             };
+            let pos = if chess960 {
+                Position::from_fen_chess960(&fen)
+            } else {
+                Position::from_fen(&fen)
+            }
+            .map_err(|e| EngineError::Protocol(format!("bad FEN {fen:?}: {e}")))?;
             self.game = Some(GamePosition {
                 start_fen: req.start_fen.map(str::to_string),
                 moves: Vec::with_capacity(256),

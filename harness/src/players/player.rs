@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::variant::Variant;
+
 /// What limits one move's search. The clock fields are the harness's own
 /// clock readings at the moment the move is requested.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,8 +48,10 @@ pub struct MoveRequest<'a> {
     /// is given as a FEN) or `None` for the standard start position.
     pub start_fen: Option<&'a str>,
     /// Moves played since `start_fen`, in UCI notation (standard castling
-    /// notation `e1g1`).
+    /// notation `e1g1`; king-takes-rook `e1h1` in Chess960).
     pub moves: &'a [String],
+    /// The game's variant: how `start_fen` and castling moves are read.
+    pub variant: Variant,
     pub limit: MoveLimit,
     /// How long the harness will wait for the answer before it declares the
     /// engine hung (time loss, or a watchdog for node/depth limits).
@@ -172,6 +176,9 @@ pub struct PlayerSpec {
     pub options: Vec<(String, String)>,
     /// How long the handshake (`uci`/`uciok`, `isready`/`readyok`) may take.
     pub init_timeout: Duration,
+    /// The match's variant: a Chess960 match sets `UCI_Chess960` (xboard:
+    /// `variant fischerandom`) and refuses an engine that does not offer it.
+    pub variant: Variant,
     /// Where to append the engine's stderr (one file per player in the run
     /// folder, shared by its concurrent instances: a `[karsinta] name#N
     /// (pid P):` line names the writer whenever it changes), if anywhere.

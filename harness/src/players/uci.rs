@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::process::{EngineProcess, ReadError};
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
+use crate::variant::Variant;
 
 /// How long `quit` waits for the engine to exit by itself before killing it.
 const QUIT_GRACE: Duration = Duration::from_millis(250);
@@ -102,19 +103,26 @@ impl UciPlayer {
         // An option the engine does not know would be ignored (or answered
         // with a line nobody reads): refuse the setup instead.
         self.advertised = advertised;
-        let options: Vec<(String, String)> = self
+        let mut options: Vec<(String, String)> = self
             .spec
             .options
             .iter()
             .chain(&self.extra)
             .cloned()
             .collect();
+        if self.spec.variant == Variant::Chess960 {
+            if let Err(e) = self.check_chess960() {
+                process.kill();
+                return Err(e);
+            }
+            options.push(("UCI_Chess960".into(), "true".into()));
+        }
         if let Err(e) = self.check_options(&options) {
             process.kill();
             return Err(e);
         }
         self.out.clear();
-        for (name, value) in self.spec.options.iter().chain(&self.extra) {
+        for (name, value) in &options {
             let _ = writeln!(self.out, "setoption name {name} value {value}");
         }
         self.out.push_str("isready\n");
@@ -122,6 +130,24 @@ impl UciPlayer {
         wait_ready(&mut process, timeout, "after the options")?;
         self.process = Some(process);
         Ok(())
+    }
+
+    /// A Chess960 match needs the engine's `UCI_Chess960` option.
+    fn check_chess960(&self) -> Result<(), EngineError> {
+        if self
+            .advertised
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case("UCI_Chess960"))
+        {
+            return Ok(());
+        }
+        let who = match self.id_name.as_deref() {
+            Some(id) if id != self.spec.name => format!("engine '{}' ({id})", self.spec.name),
+            _ => format!("engine '{}'", self.spec.name),
+        };
+        Err(EngineError::Unsupported(format!(
+            "{who} cannot play Chess960: it does not advertise the UCI_Chess960 option"
+        )))
     }
 
     /// Every option in `options` must be one the engine advertised in its
@@ -530,6 +556,7 @@ mod tests {
         let mut req = MoveRequest {
             start_fen: None,
             moves: &moves,
+            variant: crate::variant::Variant::Standard,
             limit: MoveLimit::Nodes(5000),
             deadline: Duration::from_secs(1),
         };

@@ -33,6 +33,11 @@
 //! where they stand without the right is unsupported; a position with a
 //! legal en-passant capture is set up one ply earlier and the double step
 //! sent as a move.
+//!
+//! Chess960 needs `fischerandom` in `feature variants` and `setboard`
+//! (refused at start-up otherwise, naming the engine): each game starts
+//! with `new` and `variant fischerandom`, castling is sent as `O-O`/`O-O-O`
+//! and read as that or as king-takes-rook.
 
 use std::fmt::Write as _;
 use std::num::NonZeroU32;
@@ -50,6 +55,7 @@ use super::player::fmt_secs;
 use super::process::{EngineProcess, ReadError};
 use super::uci::{is_null_move, no_move, normalize_move, truncate, InfoSummary};
 use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
+use crate::variant::Variant;
 
 /// How long an engine may stay silent before we take it for protocol 1.
 const FEATURE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -70,6 +76,8 @@ struct Features {
     /// Names of the options announced as `feature option="NAME -TYPE ..."`.
     options: Vec<String>,
     myname: Option<String>,
+    /// `feature variants="normal,fischerandom,..."`.
+    variants: Vec<String>,
 }
 
 impl Default for Features {
@@ -86,6 +94,7 @@ impl Default for Features {
             smp: false,
             options: Vec::new(),
             myname: None,
+            variants: Vec::new(),
         }
     }
 }
@@ -110,9 +119,9 @@ impl Features {
             "smp" => self.smp = on,
             "option" => self.options.push(option_name(value).to_string()),
             "myname" => self.myname = Some(value.to_string()),
-            // Information only (`variants`), or lines the harness skips
-            // anyway (`debug`: `#` comments).
-            "variants" | "debug" | "done" => {}
+            "variants" => self.variants = value.split(',').map(|v| v.trim().to_string()).collect(),
+            // Lines the harness skips anyway (`debug`: `#` comments).
+            "debug" | "done" => {}
             _ => return value == "0",
         }
         true
@@ -200,6 +209,30 @@ impl XboardPlayer {
         }
     }
 
+    /// A Chess960 match needs `fischerandom` in `feature variants` and
+    /// `setboard` (edit mode cannot give Chess960 castling rights).
+    fn check_chess960(&self) -> Result<(), EngineError> {
+        let missing = if !self.features.variants.iter().any(|v| v == "fischerandom") {
+            "its `feature variants` does not list fischerandom"
+        } else if !self.features.setboard {
+            "it has no `setboard` (edit mode cannot set up Chess960 castling rights)"
+        } else {
+            return Ok(());
+        };
+        Err(EngineError::Unsupported(format!(
+            "{} cannot play Chess960: {missing}",
+            self.who()
+        )))
+    }
+
+    /// `new` and the game set-up every game starts with.
+    fn new_game_commands(&self) -> &'static str {
+        match self.spec.variant {
+            Variant::Standard => "new\nforce\npost\neasy\n",
+            Variant::Chess960 => "new\nvariant fischerandom\nforce\npost\neasy\n",
+        }
+    }
+
     /// Start the process, answer its features and set its options.
     fn start(&mut self) -> Result<(), EngineError> {
         self.kill();
@@ -251,6 +284,9 @@ impl XboardPlayer {
             }
         }
         self.features = features;
+        if self.spec.variant == Variant::Chess960 {
+            self.check_chess960()?;
+        }
         self.out.clear();
         for (name, value) in &self.spec.options {
             write_option(&mut self.out, &self.features, name, value)
@@ -314,8 +350,8 @@ impl XboardPlayer {
         self.out.push_str("force\n");
         if !continues {
             let pos = match req.start_fen {
-                Some(fen) => fen_position(fen)?,
-                None => Chess::default(),
+                Some(fen) => fen_position(fen, self.spec.variant)?,
+                None => self.spec.variant.start_position(),
             };
             let edit = match req.start_fen {
                 Some(_) if !self.features.setboard => {
@@ -325,13 +361,20 @@ impl XboardPlayer {
                 }
                 _ => None,
             };
-            self.out.push_str("new\nforce\npost\neasy\n");
+            let setup = self.new_game_commands();
+            self.out.push_str(setup);
             self.tc = None;
             match (req.start_fen, edit) {
                 (_, Some((before, step))) => {
                     write_edit(&mut self.out, &before, &self.features);
                     if let Some(mv) = step {
-                        write_move(&mut self.out, &before, mv, &self.features);
+                        write_move(
+                            &mut self.out,
+                            &before,
+                            mv,
+                            &self.features,
+                            self.spec.variant,
+                        );
                     }
                 }
                 (Some(fen), None) => {
@@ -353,7 +396,13 @@ impl XboardPlayer {
                 .ok()
                 .and_then(|u| u.to_move(&synced.pos).ok())
                 .ok_or_else(|| EngineError::Protocol(format!("illegal move in request: {text}")))?;
-            write_move(&mut self.out, &synced.pos, mv, &self.features);
+            write_move(
+                &mut self.out,
+                &synced.pos,
+                mv,
+                &self.features,
+                self.spec.variant,
+            );
             synced.pos.play_unchecked(mv);
             synced.moves.push(text.clone());
         }
@@ -420,6 +469,7 @@ impl XboardPlayer {
     /// The engine's move `text` (coordinate or SAN) in UCI notation, played
     /// on the followed board.
     fn accept_move(&mut self, text: &str) -> Result<String, EngineError> {
+        let mode = self.spec.variant.castling_mode();
         let Some(synced) = self.synced.as_mut() else {
             unreachable!("go always syncs first")
         };
@@ -433,7 +483,7 @@ impl XboardPlayer {
                 .ok()
                 .and_then(|san| san.to_move(&synced.pos).ok())
                 .map(|mv| {
-                    let uci = UciMove::from_move(mv, CastlingMode::Standard).to_string();
+                    let uci = UciMove::from_move(mv, mode).to_string();
                     (uci, Some(mv))
                 })
         };
@@ -484,10 +534,11 @@ impl Player for XboardPlayer {
         }
         self.synced = None;
         self.tc = None;
+        let setup = self.new_game_commands();
         let result = match self.process.as_mut() {
             Some(p) => {
                 p.drain();
-                p.send("new\nforce\npost\neasy\n")
+                p.send(setup)
             }
             None => unreachable!("started above"),
         }
@@ -498,7 +549,7 @@ impl Player for XboardPlayer {
             self.synced = Some(Synced {
                 start_fen: None,
                 moves: Vec::with_capacity(256),
-                pos: Chess::default(),
+                pos: self.spec.variant.start_position(),
             });
         }
         result
@@ -539,7 +590,7 @@ impl Player for XboardPlayer {
         if self.features.setboard {
             return Ok(());
         }
-        edit_setup(&fen_position(fen)?)
+        edit_setup(&fen_position(fen, self.spec.variant)?)
             .map(|_| ())
             .map_err(|why| EngineError::Unsupported(format!("{}: {why}", self.who())))
     }
@@ -752,12 +803,14 @@ fn option_name(value: &str) -> &str {
     value.trim()
 }
 
-/// Append move `mv` (legal in `pos`) in the engine's notation.
-fn write_move(out: &mut String, pos: &Chess, mv: Move, features: &Features) {
+/// Append move `mv` (legal in `pos`) in the engine's notation. Castling in
+/// Chess960 is `O-O`/`O-O-O` in either notation, as WinBoard sends it: a
+/// king's coordinate move cannot tell castling from a king step there.
+fn write_move(out: &mut String, pos: &Chess, mv: Move, features: &Features, variant: Variant) {
     if features.usermove {
         out.push_str("usermove ");
     }
-    let _ = if features.san {
+    let _ = if features.san || (variant == Variant::Chess960 && mv.is_castle()) {
         writeln!(out, "{}", San::from_move(pos, mv))
     } else {
         writeln!(out, "{}", UciMove::from_move(mv, CastlingMode::Standard))
@@ -885,11 +938,9 @@ fn write_edit(out: &mut String, pos: &Chess, features: &Features) {
     out.push_str(".\n");
 }
 
-fn fen_position(fen: &str) -> Result<Chess, EngineError> {
-    shakmaty::fen::Fen::from_ascii(fen.as_bytes())
-        .ok()
-        .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-        .ok_or_else(|| EngineError::Protocol(format!("bad FEN in request: {fen:?}")))
+fn fen_position(fen: &str, variant: Variant) -> Result<Chess, EngineError> {
+    crate::variant::parse_position(fen, variant)
+        .map_err(|e| EngineError::Protocol(format!("bad FEN in request: {e}")))
 }
 
 /// Whether an `Illegal move...` line names a move (rather than a command
@@ -1071,7 +1122,7 @@ mod tests {
     }
 
     fn chess(fen: &str) -> Chess {
-        fen_position(fen).unwrap()
+        fen_position(fen, Variant::Standard).unwrap()
     }
 
     #[test]
@@ -1125,6 +1176,7 @@ mod tests {
             dir: None,
             options: vec![],
             init_timeout: Duration::from_secs(1),
+            variant: crate::variant::Variant::Standard,
             stderr_log: None,
         });
         p.features = features;
@@ -1146,6 +1198,7 @@ mod tests {
         let mut req = MoveRequest {
             start_fen: None,
             moves: &moves[..2],
+            variant: crate::variant::Variant::Standard,
             limit: MoveLimit::Nodes(1000),
             deadline: Duration::from_secs(1),
         };
@@ -1172,6 +1225,7 @@ mod tests {
         let req = MoveRequest {
             start_fen: None,
             moves: &moves,
+            variant: crate::variant::Variant::Standard,
             limit: MoveLimit::Clock {
                 wtime: Duration::from_millis(7000),
                 btime: Duration::from_millis(8000),
@@ -1196,6 +1250,7 @@ mod tests {
         let req = MoveRequest {
             start_fen: Some("4k3/8/8/8/8/8/p7/4K2R b K - 0 1"),
             moves: &[],
+            variant: crate::variant::Variant::Standard,
             limit: MoveLimit::Depth(3),
             deadline: Duration::from_secs(1),
         };

@@ -202,6 +202,7 @@ mod tests {
                 event: "e",
                 date: "d",
                 tc: &tc,
+                variant: crate::variant::Variant::Standard,
             },
         );
         assert_eq!(parse_round(&text), Some((41, 2)));
@@ -218,6 +219,7 @@ mod tests {
             event: "e",
             date: "d",
             tc: &tc,
+            variant: crate::variant::Variant::Standard,
         };
         let g = GameRecord {
             white: "a".into(),

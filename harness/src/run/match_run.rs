@@ -101,6 +101,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             event: &cfg.name,
             date: &date,
             tc: &cfg.settings.tc,
+            variant: cfg.settings.variant,
         },
     )?;
     let result = play_and_count(cfg, opts, &schedule, recorder, replayed, &mut listeners);

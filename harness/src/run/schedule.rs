@@ -22,6 +22,7 @@ use crate::play::game;
 use crate::play::pairs::PairJob;
 use crate::players::{EngineError, PlayerKind, PlayerSpec};
 use crate::run::ledger::PairEntry;
+use crate::variant::Variant;
 
 /// Who plays whom: `first` is the point of view of the pairing's figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -110,7 +111,7 @@ pub(super) fn match_openings(
 ) -> Result<(Vec<Opening>, bool, Option<(String, usize)>), MatchError> {
     let (openings, recorded) = match &cfg.openings {
         Some(o) => {
-            let (list, checksum) = load_checked_openings(o)?;
+            let (list, checksum) = load_checked_openings(o, cfg.settings.variant)?;
             let n = list.len();
             (list, Some((checksum, n)))
         }
@@ -124,9 +125,11 @@ pub(super) fn match_openings(
         ),
     };
     for o in &openings {
-        game::check_opening(o.fen.as_deref(), &o.moves).map_err(|e| MatchError::BadOpening {
-            id: o.id,
-            message: e.to_string(),
+        game::check_opening(o.fen.as_deref(), &o.moves, cfg.settings.variant).map_err(|e| {
+            MatchError::BadOpening {
+                id: o.id,
+                message: e.to_string(),
+            }
         })?;
     }
     let with_openings = recorded.is_some();
@@ -221,7 +224,10 @@ pub fn round_tag(pair: u64, game: usize) -> String {
 
 /// Read and parse the suite, check it against the checksum and entry count
 /// the config records (a resumed run's), and return it with its checksum.
-fn load_checked_openings(o: &OpeningsConfig) -> Result<(Vec<Opening>, String), MatchError> {
+fn load_checked_openings(
+    o: &OpeningsConfig,
+    variant: Variant,
+) -> Result<(Vec<Opening>, String), MatchError> {
     let data = std::fs::read(&o.path).map_err(io_err(&o.path))?;
     let format = o
         .format
@@ -233,6 +239,7 @@ fn load_checked_openings(o: &OpeningsConfig) -> Result<(Vec<Opening>, String), M
         format: Some(format),
         plies: o.plies,
         skip_bad: false,
+        variant,
     };
     let list = parse_openings(&data, &o.path, format, &options)?.openings;
     let checksum = fingerprint(&data);

@@ -20,6 +20,7 @@ fn spec(options: &[(&str, &str)]) -> PlayerSpec {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         init_timeout: Duration::from_secs(5),
+        variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
     }
 }

@@ -59,6 +59,7 @@ fn read_all_ways(text: &[u8]) {
                 format: Some(format),
                 plies: if skip_bad { Some(6) } else { None },
                 skip_bad,
+                variant: karsinta_harness::variant::Variant::Standard,
             };
             match parse_openings(text, Path::new("f"), format, &options) {
                 Ok(loaded) => {
@@ -160,7 +161,7 @@ fn fuzz_round_trip(cases: u32) {
     )| {
         let game = random_game(&Chess::default(), &picks);
         let text = decorate(&game, &style);
-        let options = LoadOptions { format: Some(OpeningFormat::Pgn), plies: None, skip_bad: false };
+        let options = LoadOptions { format: Some(OpeningFormat::Pgn), plies: None, skip_bad: false, variant: Default::default() };
         match parse_openings(text.as_bytes(), Path::new("g.pgn"), OpeningFormat::Pgn, &options) {
             Ok(loaded) => {
                 prop_assert_eq!(loaded.openings.len(), 1);

@@ -30,6 +30,7 @@ fn spec(args: &[&str]) -> PlayerSpec {
         dir: None,
         options: vec![],
         init_timeout: Duration::from_secs(5),
+        variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
     }
 }
@@ -64,6 +65,7 @@ fn kill_all_children_kills_every_engine_and_blocks_new_ones() {
         hung.go(&MoveRequest {
             start_fen: None,
             moves: &[],
+            variant: karsinta_harness::variant::Variant::Standard,
             limit: MoveLimit::Nodes(1),
             deadline: Duration::from_secs(600),
         })

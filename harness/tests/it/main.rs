@@ -8,6 +8,7 @@ mod common;
 mod ab_bench;
 mod ab_gate;
 mod check_engine;
+mod chess960;
 mod cli_extras;
 mod configs;
 mod datagen;

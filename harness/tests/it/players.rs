@@ -29,6 +29,7 @@ fn spec(cmd: impl Into<PathBuf>, args: &[&str]) -> PlayerSpec {
         dir: None,
         options: vec![("Hash".into(), "1".into())],
         init_timeout: Duration::from_secs(5),
+        variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
     }
 }
@@ -50,6 +51,7 @@ fn ask(
     p.go(&MoveRequest {
         start_fen: None,
         moves,
+        variant: karsinta_harness::variant::Variant::Standard,
         limit,
         deadline: Duration::from_millis(deadline_ms),
     })
@@ -120,6 +122,7 @@ fn uci_player_plays_legal_moves_and_reports_info() {
             .go(&MoveRequest {
                 start_fen: Some(fen),
                 moves: &[],
+                variant: karsinta_harness::variant::Variant::Standard,
                 limit,
                 deadline: Duration::from_secs(5),
             })
@@ -627,6 +630,7 @@ fn xboard_edit_mode_keeps_en_passant_and_refuses_invented_castling() {
         .go(&MoveRequest {
             start_fen: Some(fen),
             moves: &[],
+            variant: karsinta_harness::variant::Variant::Standard,
             limit: nodes_or_depth(),
             deadline: Duration::from_secs(5),
         })
@@ -642,6 +646,7 @@ fn xboard_edit_mode_keeps_en_passant_and_refuses_invented_castling() {
         .go(&MoveRequest {
             start_fen: Some(fen),
             moves: &[],
+            variant: karsinta_harness::variant::Variant::Standard,
             limit: nodes_or_depth(),
             deadline: Duration::from_secs(5),
         })
@@ -723,6 +728,7 @@ fn from_fen(p: &mut XboardPlayer, fen: &str, depth: u32) -> Result<EngineMove, E
     p.go(&MoveRequest {
         start_fen: Some(fen),
         moves: &[],
+        variant: karsinta_harness::variant::Variant::Standard,
         limit: MoveLimit::Depth(depth),
         deadline: Duration::from_secs(10),
     })
@@ -769,6 +775,7 @@ fn xboard_fairymax() {
             p.go(&MoveRequest {
                 start_fen: Some(fen),
                 moves: &moves,
+                variant: karsinta_harness::variant::Variant::Standard,
                 limit: MoveLimit::Depth(3),
                 deadline: Duration::from_secs(10),
             })
@@ -835,6 +842,7 @@ fn in_process_player_matches_the_uci_engine_at_fixed_nodes() {
             let req = MoveRequest {
                 start_fen,
                 moves: &moves,
+                variant: karsinta_harness::variant::Variant::Standard,
                 limit: MoveLimit::Nodes(3000 + 500 * ply),
                 deadline: Duration::from_secs(60),
             };

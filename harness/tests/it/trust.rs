@@ -802,6 +802,7 @@ fn inprocess(name: &str, params: karsinta_engine::Params) -> PlayerSpec {
         dir: None,
         options: Vec::new(),
         init_timeout: std::time::Duration::from_secs(5),
+        variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
     }
 }

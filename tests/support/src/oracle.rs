@@ -7,15 +7,16 @@ use crate::output::text;
 
 /// The PGN oracle: replays every game of `pgn` with python-chess (an
 /// implementation of the rules independent of the harness's shakmaty) and
-/// prints one JSON object: games, per-result counts, and for the player
-/// `first` its wins/draws/losses. It fails on any illegal move, a PlyCount
+/// prints one JSON object: games, per-result counts, the games it read as
+/// Chess960 (a `Variant` tag), and for the player `first` its
+/// wins/draws/losses. It fails on any illegal move, a PlyCount
 /// that does not match the moves, or a Result that contradicts a final
 /// checkmate, stalemate or insufficient material.
 pub const PGN_ORACLE: &str = r#"
 import sys, json, chess, chess.pgn
 path, first = sys.argv[1], sys.argv[2]
 out = {"games": 0, "1-0": 0, "0-1": 0, "1/2-1/2": 0, "wins": 0, "draws": 0, "losses": 0,
-       "terminations": {}}
+       "terminations": {}, "chess960": 0}
 with open(path) as f:
     while True:
         g = chess.pgn.read_game(f)
@@ -36,6 +37,7 @@ with open(path) as f:
         if (board.is_stalemate() or board.is_insufficient_material()) and r != "1/2-1/2":
             sys.exit(f"game {out['games'] + 1}: dead draw scored {r}")
         out["games"] += 1
+        out["chess960"] += int(start.chess960)
         out[r] += 1
         pts = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}[r]
         if g.headers["White"] == first:

@@ -12,6 +12,7 @@ use karsinta_harness::openings::generate::{
     generate, write_epd, CandidateMethod, GenerateConfig, GenerateProgress,
 };
 use karsinta_harness::openings::{load_openings_with, LoadOptions, OpeningFormat};
+use karsinta_harness::variant::Variant;
 
 use crate::common::usage;
 
@@ -95,6 +96,9 @@ struct CheckArgs {
     /// Report every bad entry instead of stopping at the first.
     #[arg(long)]
     skip_bad: bool,
+    /// `standard` or `chess960` (X-FEN and Shredder-FEN castling rights).
+    #[arg(long, default_value = "standard")]
+    variant: Variant,
 }
 
 fn parse_method(text: &str) -> Result<CandidateMethod, String> {
@@ -147,7 +151,7 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
             let options = LoadOptions {
                 format: args.from_format,
                 plies: args.from_plies,
-                skip_bad: false,
+                ..LoadOptions::default()
             };
             load_openings_with(path, &options)?.openings
         }
@@ -248,6 +252,7 @@ fn run_check(args: CheckArgs) -> anyhow::Result<()> {
         format: args.format,
         plies: args.plies,
         skip_bad: args.skip_bad,
+        variant: args.variant,
     };
     let started = Instant::now();
     let loaded = load_openings_with(&args.file, &options)?;

@@ -368,6 +368,7 @@ mod tests {
             dir: None,
             options: vec![],
             init_timeout: Duration::from_secs(1),
+            variant: crate::variant::Variant::Standard,
             stderr_log: None,
         }
     }
