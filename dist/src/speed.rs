@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use karsinta_engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use karsinta_engine::Params;
-use karsinta_harness::play::clock::TimeControl;
+use karsinta_harness::play::clock::{TimeControl, Timed};
 
 /// Bench runs a worker makes when it starts.
 pub const DEFAULT_RUNS: usize = 5;
@@ -98,6 +98,19 @@ pub fn scaled(tc: &TimeControl, reference: Option<u64>, nps: u64) -> TimeControl
             moves,
             base: if base.is_zero() { base } else { scale(base) },
             inc: if inc.is_zero() { inc } else { scale(inc) },
+        },
+        // The time part scales; node and depth limits do not.
+        TimeControl::Combined { nodes, depth, time } => TimeControl::Combined {
+            nodes,
+            depth,
+            time: time.map(|t| match t {
+                Timed::MoveTime(d) => Timed::MoveTime(scale(d)),
+                Timed::Clock { moves, base, inc } => Timed::Clock {
+                    moves,
+                    base: if base.is_zero() { base } else { scale(base) },
+                    inc: if inc.is_zero() { inc } else { scale(inc) },
+                },
+            }),
         },
     }
 }

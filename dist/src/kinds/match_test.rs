@@ -108,7 +108,6 @@ impl MatchTest {
         let tags = MatchTags {
             event: &self.cfg.name,
             date,
-            tc: &self.cfg.settings.tc,
             variant: self.cfg.settings.variant,
         };
         let mut text = String::new();

@@ -36,7 +36,7 @@ pub(super) fn check_machine(
         ));
     }
     let concurrency = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
-    check_concurrency(&cfg.engines, &cfg.settings.tc, concurrency).map_err(|e| e.to_string())?;
+    check_concurrency(&cfg.engines, &cfg.settings, concurrency).map_err(|e| e.to_string())?;
     Ok(Machine {
         signatures,
         nps,

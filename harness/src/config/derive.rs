@@ -12,8 +12,8 @@
 
 use super::error::ConfigError;
 use super::resolve::{
-    config_dir, resolve_engines, resolve_games, resolve_name, resolve_sprt, resolve_tournament,
-    MatchConfig,
+    config_dir, resolve_engine_limits, resolve_engines, resolve_games, resolve_name, resolve_sprt,
+    resolve_tournament, MatchConfig,
 };
 use super::schema::{RawEngine, RawSprt};
 
@@ -29,6 +29,8 @@ impl MatchConfig {
         c.resolved.engines = engines;
         let base = config_dir(&c.path);
         c.engines = resolve_engines(&mut c.resolved.engines, &c.path, &base)?;
+        c.settings.engine_tc =
+            resolve_engine_limits(&mut c.resolved.engines, &c.engines, c.settings.tc, &c.path)?;
         c.tournament = resolve_tournament(&mut c.resolved, c.engines.len(), &c.path)?;
         c.sprt = resolve_sprt(&c.resolved, c.tournament, &c.path)?;
         Ok(c)

@@ -26,6 +26,7 @@ pub fn blank() -> RawEngine {
         init_timeout_ms: None,
         params_file: None,
         params: None,
+        time_control: None,
     }
 }
 

@@ -10,7 +10,6 @@
 //! own output (`-ratinginterval`, `-log`, ...) are accepted and reported as
 //! ignored. Relies on [`crate::config`] for everything after translation.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -220,8 +219,9 @@ const ENGINE_KEYS: &[&str] = &[
 pub const HELP: &str = "\
 karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning where they differ):
   -engine cmd=PATH name=NAME proto=uci|xboard|inprocess args=\"A B\" arg=A dir=DIR option.NAME=VALUE
-  -each   (engine keys for every engine) tc=[MOVES/]TIME[+INC] | st=SEC | nodes=N | depth=N | plies=N
-          timemargin=MS
+  -each   (engine keys for every engine, applied after every -engine as fastchess does)
+          tc=[MOVES/]TIME[+INC] st=SEC nodes=N depth=N plies=N timemargin=MS; after -engine:
+          that engine's own limits (time or node odds); nodes=/depth= with tc= keep the clock
   -openings file=FILE format=epd|pgn order=sequential|random plies=N start=N (from 1)
   -rounds N   -games 2   -repeat   -concurrency N   -srand SEED (or -seed)   -event NAME
   -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic
@@ -412,14 +412,11 @@ fn clock_tc(flag: &str, text: &str) -> Result<Option<String>, FlagError> {
     Ok(Some(tc.to_string()))
 }
 
-/// An engine's keys, `-each` first, then its own `-engine` keys on top.
+/// An engine's own `-engine` keys (the `-each` keys go on top of them).
 #[derive(Default)]
 struct EngineKeys {
     keys: Vec<(String, String)>,
 }
-
-/// Per-engine keys that Karsinta holds once for the whole run.
-const RUN_KEYS: &[&str] = &["tc", "st", "nodes", "depth", "plies", "timemargin"];
 
 /// What the flags say, gathered in their order; [`translate`] then puts
 /// the engines, the limits and the games together.
@@ -453,11 +450,9 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
     let limits = g.build_engines()?;
     // `-each stderr=...` reaches every engine: one note is enough.
     g.t.notes.dedup();
-    let run_keys = common_limits(&limits)?;
-    let get = |k: &str| run_keys.get(k).map(String::as_str);
-    g.raw.time_control = time_control(get)?;
-    if let Some(m) = get("timemargin") {
-        g.raw.time_margin_ms = Some(parse_num("-each", "timemargin", m)?);
+    g.raw.time_control = engine_limits(&mut g.raw.engines, &limits)?;
+    if let Some(m) = common_margin(&limits)? {
+        g.raw.time_margin_ms = Some(parse_num("-each", "timemargin", &m)?);
     }
     let per_round = games_per_round(g.games, g.repeat, g.rounds)?;
     let Some(rounds) = g.rounds else {
@@ -575,8 +570,9 @@ impl Gathered {
         Ok(())
     }
 
-    /// The engines into `raw.engines` (`-each` first, each `-engine`'s own
-    /// keys on top, names made unique); returns each engine's limits.
+    /// The engines into `raw.engines` (each `-engine`'s own keys, then the
+    /// `-each` keys on top, as fastchess applies `-each` after every
+    /// `-engine`; names made unique); returns each engine's limits.
     fn build_engines(&mut self) -> Result<Vec<RunLimits>, FlagError> {
         if self.engines.len() < 2 {
             return Err(invalid("-engine", "give at least two engines"));
@@ -869,11 +865,69 @@ fn pgnout_flag(g: &Group<'_>) -> Result<PgnOut, FlagError> {
     Ok(out)
 }
 
-/// One engine's limit keys (`tc`, `st`, `nodes`, `depth`, `timemargin`).
-type RunLimits = BTreeMap<&'static str, String>;
+/// One engine's limits as fastchess keeps them: `tc=` sets the clock and
+/// clears `st=`, `st=` (a time per move) wins over a clock, `nodes=` and
+/// `depth=` (or `plies=`) are limits of their own beside them.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct RunLimits {
+    /// Karsinta's text form of `tc=` (`None` for `tc=inf`).
+    clock: Option<String>,
+    st: Option<String>,
+    nodes: Option<String>,
+    depth: Option<String>,
+    timemargin: Option<String>,
+}
 
-/// Engine `i` (0-based) from the `-each` keys and its own `-engine` keys
-/// on top, with the limit keys it was given.
+impl RunLimits {
+    /// Apply a limit key; `false` if `key` is not one.
+    fn apply(&mut self, flag: &str, key: &str, value: &str) -> Result<bool, FlagError> {
+        // fastchess: `nodes=0` and `depth=0` mean no such limit.
+        let positive = |v: &str| Some(v.to_string()).filter(|v| v != "0");
+        match key {
+            "tc" => {
+                self.clock = clock_tc(flag, value)?;
+                self.st = None;
+            }
+            "st" => self.st = Some(value.to_string()),
+            "nodes" => self.nodes = positive(value),
+            "depth" | "plies" => self.depth = positive(value),
+            "timemargin" => self.timemargin = Some(value.to_string()),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Karsinta's time control of these limits (`time_control` text).
+    fn time_control(&self, engine: usize) -> Result<String, FlagError> {
+        let mut parts: Vec<String> = Vec::new();
+        match (&self.st, &self.clock) {
+            (Some(st), _) => parts.push(format!("movetime={st}")),
+            (None, Some(clock)) => parts.push(clock.clone()),
+            (None, None) => {}
+        }
+        parts.extend(self.nodes.iter().map(|n| format!("nodes={n}")));
+        parts.extend(self.depth.iter().map(|d| format!("depth={d}")));
+        if parts.is_empty() {
+            return Err(invalid(
+                "-engine",
+                format!(
+                    "engine {} has no time control: give tc=, st=, nodes= or depth= (with -each or after its -engine)",
+                    engine + 1
+                ),
+            ));
+        }
+        let text = parts.join(",");
+        let tc: TimeControl = text
+            .parse()
+            .map_err(|e: crate::play::clock::TimeControlError| {
+                invalid("-engine", format!("engine {}: {e}", engine + 1))
+            })?;
+        Ok(tc.to_string())
+    }
+}
+
+/// Engine `i` (0-based) from its own `-engine` keys and the `-each` keys on
+/// top (fastchess's order), with its limits.
 fn engine_from_keys(
     i: usize,
     each: &[(String, String)],
@@ -884,8 +938,8 @@ fn engine_from_keys(
     let flag = "-engine";
     let mut engine = super::engine::blank();
     engine.init_timeout_ms = init_timeout_ms;
-    let mut mine = RunLimits::new();
-    for (k, v) in each.iter().chain(own) {
+    let mut mine = RunLimits::default();
+    for (k, v) in own.iter().chain(each) {
         if super::engine::apply_key(&mut engine, k, v).map_err(|why| unsupported(flag, why))? {
             if k == "dir" {
                 // Absolute here: a printed config must not depend on
@@ -894,23 +948,19 @@ fn engine_from_keys(
             }
             continue;
         }
-        match k.as_str() {
-            "restart" => {
-                if parse_bool(flag, k, v)? {
-                    return Err(unsupported(
-                        flag,
-                        "restart=on: engines are restarted only after a failure",
-                    ));
-                }
-            }
-            "stderr" => notes.push(format!(
+        if mine.apply(flag, k, v)? {
+            continue;
+        }
+        if k == "restart" && parse_bool(flag, k, v)? {
+            return Err(unsupported(
+                flag,
+                "restart=on: engines are restarted only after a failure",
+            ));
+        }
+        if k == "stderr" {
+            notes.push(format!(
                 "{flag} stderr={v}: ignored: each engine's stderr is logged in the run folder"
-            )),
-            _ => {
-                let key = if k == "plies" { "depth" } else { k.as_str() };
-                let key = RUN_KEYS.iter().find(|&&r| r == key).copied().unwrap_or("");
-                mine.insert(key, v.clone());
-            }
+            ));
         }
     }
     match (engine.kind, &engine.cmd) {
@@ -933,73 +983,35 @@ fn engine_from_keys(
     Ok((engine, mine))
 }
 
-/// One set of limits for the whole run: every engine must have the same.
-fn common_limits(limits: &[RunLimits]) -> Result<RunLimits, FlagError> {
-    let mut run_keys = RunLimits::new();
-    for k in limits.iter().flat_map(|m| m.keys()) {
-        for (i, m) in limits.iter().enumerate() {
-            match (m.get(k), run_keys.get(k)) {
-                (None, _) => {
-                    return Err(unsupported(
-                        "-engine",
-                        format!("only some engines have {k}= (engine {} has none): every engine gets the same limits in Karsinta (use -each)", i + 1),
-                    ))
-                }
-                (Some(v), Some(w)) if v != w => {
-                    return Err(unsupported(
-                        "-engine",
-                        format!("engines have {k}={w} and {k}={v}: every engine gets the same limits in Karsinta"),
-                    ))
-                }
-                (Some(v), _) => {
-                    run_keys.insert(k, v.clone());
-                }
-            }
+/// The match's `time_control` (the first engine's limits) and, on every
+/// engine whose limits differ, its own `time_control`: time and node odds.
+fn engine_limits(engines: &mut [RawEngine], limits: &[RunLimits]) -> Result<String, FlagError> {
+    let texts = limits
+        .iter()
+        .enumerate()
+        .map(|(i, l)| l.time_control(i))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (e, text) in engines.iter_mut().zip(&texts) {
+        if *text != texts[0] {
+            e.time_control = Some(text.clone());
         }
     }
-    Ok(run_keys)
+    Ok(texts[0].clone())
 }
 
-/// Karsinta's time control from the run's `tc=`, `st=`, `nodes=` and
-/// `depth=`: exactly one of them limits a move.
-fn time_control<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Result<String, FlagError> {
-    let mut limits: Vec<String> = Vec::new();
-    if let Some(tc) = get("tc") {
-        if let Some(tc) = clock_tc("-each", tc)? {
-            limits.push(tc);
-        }
+/// `timemargin=`: one for the whole run in Karsinta.
+fn common_margin(limits: &[RunLimits]) -> Result<Option<String>, FlagError> {
+    let first = &limits[0].timemargin;
+    match limits.iter().position(|l| l.timemargin != *first) {
+        None => Ok(first.clone()),
+        Some(i) => Err(unsupported(
+            "-engine",
+            format!(
+                "engine {} has another timemargin= than engine 1: Karsinta has one time margin for the whole run (use -each timemargin=)",
+                i + 1
+            ),
+        )),
     }
-    if let Some(st) = get("st") {
-        limits.push(format!("movetime={st}"));
-    }
-    if let Some(n) = get("nodes") {
-        limits.push(format!("nodes={n}"));
-    }
-    if let Some(d) = get("depth") {
-        limits.push(format!("depth={d}"));
-    }
-    let tc = match limits.as_slice() {
-        [one] => one.clone(),
-        [] => {
-            return Err(invalid(
-                "-each",
-                "no time control: give tc=, st=, nodes= or depth=",
-            ))
-        }
-        more => {
-            return Err(unsupported(
-                "-each",
-                format!(
-                    "{}: Karsinta limits a move by one of tc, st, nodes or depth (use tc=inf with nodes= or depth=)",
-                    more.join(" and ")
-                ),
-            ))
-        }
-    };
-    if let Err(e) = tc.parse::<TimeControl>() {
-        return Err(invalid("-each", e.to_string()));
-    }
-    Ok(tc)
 }
 
 /// Games per round from `-games` and `-repeat`: one colour-swapped pair.
@@ -1126,7 +1138,7 @@ mod tests {
         assert!(e("-openings file=x formt=epd")
             .contains("formt: unknown key (nearest supported: format)"));
         assert!(e("-each nodse=5").contains("nearest supported: nodes"));
-        assert!(e("-each nodes=5").contains("one of tc, st, nodes or depth"));
+        assert!(e("-each nodes=x").contains("nodes=x"));
         assert!(e("-games 1").contains("-games 1"));
         assert!(e("-games 4").contains("-rounds 4 -games 2"));
         assert!(e("-repeat 1").contains("-repeat 1"));
@@ -1138,14 +1150,14 @@ mod tests {
         assert!(e("-openings file=x start=0").contains("count from 1"));
         assert!(e("-pgnout file=x min=true").contains("-pgnout"));
         assert!(e("--tc 1").contains("--tc"));
-        let e = tr("-engine cmd=/a tc=1 -engine cmd=/b tc=2 -rounds 2")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("same limits"), "{e}");
         let e = tr("-engine cmd=/a -engine cmd=/b nodes=5 -each tc=inf -rounds 2")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("only some engines have nodes"), "{e}");
+        assert!(e.contains("-engine: engine 1 has no time control"), "{e}");
+        let e = tr("-engine cmd=/a timemargin=5 -engine cmd=/b -each tc=1 -rounds 2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("engine 2 has another timemargin="), "{e}");
         let e =
             tr("-engine cmd=/a -engine cmd=/b -each tc=1 -rounds 2 -engine proto=inprocess cmd=x")
                 .unwrap_err()
@@ -1212,6 +1224,57 @@ mod tests {
         let back: RawConfig = serde_yaml::from_str(&config_yaml(&t, "x")).unwrap();
         assert_eq!(back, t.config);
         assert_eq!(tr(base).unwrap().config.tablebases, None);
+    }
+
+    /// Per-engine limits with fastchess's meaning: `-each` is applied after
+    /// every `-engine` (its keys win), `tc=` with `nodes=` keeps both,
+    /// `st=` wins over a clock unless a later `tc=` clears it.
+    #[test]
+    fn per_engine_limits() {
+        let t = tr("-engine cmd=/a tc=10+0.1 -engine cmd=/b tc=5+0.05 -rounds 2").unwrap();
+        let c = &t.config;
+        assert_eq!(c.time_control, "10+0.1");
+        assert_eq!(c.engines[0].time_control, None);
+        assert_eq!(c.engines[1].time_control.as_deref(), Some("5+0.05"));
+        // Node odds under one clock from -each.
+        let t = tr("-engine cmd=/a nodes=5000 -engine cmd=/b nodes=500 -each tc=8+0.08 -rounds 1")
+            .unwrap();
+        assert_eq!(t.config.time_control, "8+0.08,nodes=5000");
+        assert_eq!(
+            t.config.engines[1].time_control.as_deref(),
+            Some("8+0.08,nodes=500")
+        );
+        // -each wins over -engine, wherever it stands on the line.
+        let t = tr("-each tc=4+0.04 -engine cmd=/a tc=10+0.1 -engine cmd=/b -rounds 1").unwrap();
+        assert_eq!(t.config.time_control, "4+0.04");
+        assert_eq!(t.config.engines[0].time_control, None);
+        let t =
+            tr("-engine cmd=/a option.Hash=8 -engine cmd=/b -each option.Hash=16 tc=1 -rounds 1")
+                .unwrap();
+        assert_eq!(
+            t.config.engines[0].options["Hash"],
+            serde_yaml::Value::String("16".into())
+        );
+        // st= wins over the clock; a later tc= clears it.
+        let t = tr("-engine cmd=/a tc=10 st=0.5 -engine cmd=/b st=0.5 tc=10 -rounds 1").unwrap();
+        assert_eq!(t.config.time_control, "movetime=0.5");
+        assert_eq!(t.config.engines[1].time_control.as_deref(), Some("10"));
+        // depth= and plies= are one limit; nodes=0 is none, as in fastchess.
+        let t = tr("-engine cmd=/a plies=7 nodes=0 -engine cmd=/b depth=7 -each st=1 -rounds 1")
+            .unwrap();
+        assert_eq!(t.config.time_control, "movetime=1,depth=7");
+        assert_eq!(t.config.engines[1].time_control, None);
+        // The translation resolves: the second engine plays at odds.
+        let t = tr("-engine proto=inprocess name=a tc=10+0.1 -engine proto=inprocess name=b tc=5+0.05 -rounds 1")
+            .unwrap();
+        let cfg = crate::config::MatchConfig::resolve(
+            t.config,
+            Path::new("/x.yaml"),
+            &crate::config::Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(cfg.settings.tc_of("a").to_string(), "10+0.1");
+        assert_eq!(cfg.settings.tc_of("b").to_string(), "5+0.05");
     }
 
     #[test]

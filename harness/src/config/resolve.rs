@@ -6,6 +6,7 @@
 //! as a normal config file ([`MatchConfig::resolved_yaml`]) so that
 //! `--resume` reloads it with the same loader.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
 use super::tablebases::resolve_tablebases;
 use crate::formats::pgn_write::UtcTime;
 use crate::openings::{OpeningFormat, OpeningOrder};
-use crate::play::clock::TimeControl;
+use crate::play::clock::{TimeControl, TimeControlError};
 use crate::play::game::{Adjudication, GameSettings};
 use crate::players::{EngineError, InProcessPlayer, PlayerKind, PlayerSpec};
 use crate::stats::SprtParams;
@@ -203,6 +204,7 @@ impl MatchConfig {
                     init_timeout_ms: Some(e.init_timeout.as_millis() as u64),
                     params_file: None,
                     params,
+                    time_control: None,
                 }
             })
             .collect();
@@ -308,6 +310,7 @@ impl MatchConfig {
         for e in &mut engines {
             e.variant = settings.variant;
         }
+        settings.engine_tc = resolve_engine_limits(&mut raw.engines, &engines, tc, path)?;
         settings.adjudication.tablebases =
             resolve_tablebases(raw.tablebases.as_mut(), "tablebases", path, &base)?;
         let max_start_failures = resolve_max_start_failures(&mut raw, path)?;
@@ -860,11 +863,51 @@ fn resolve_game_settings(
     raw.time_margin_ms = Some(time_margin_ms);
     Ok(GameSettings {
         tc,
+        engine_tc: Default::default(),
         margin: Duration::from_millis(time_margin_ms),
         watchdog: Duration::from_millis(watchdog_ms),
         adjudication,
         variant: Variant::Standard,
     })
+}
+
+/// Each engine's own `time_control`, parsed and written in its text form;
+/// a limit an engine's protocol cannot send is refused here, naming the key:
+/// xboard has no command for a node or depth limit beside a clock.
+pub(super) fn resolve_engine_limits(
+    raw: &mut [RawEngine],
+    engines: &[PlayerSpec],
+    tc: TimeControl,
+    path: &Path,
+) -> Result<BTreeMap<String, TimeControl>, ConfigError> {
+    let mut own = BTreeMap::new();
+    for (i, (e, spec)) in raw.iter_mut().zip(engines).enumerate() {
+        let key = format!("engines[{i}].time_control");
+        let limit = match &e.time_control {
+            Some(text) => {
+                let t: TimeControl = text.parse().map_err(|err: TimeControlError| {
+                    invalid(path, key.as_str(), err.to_string())
+                })?;
+                e.time_control = Some(t.to_string());
+                own.insert(e.name.clone(), t);
+                (t, key)
+            }
+            None => (tc, "time_control".to_string()),
+        };
+        if matches!(spec.kind, PlayerKind::Xboard)
+            && matches!(limit.0, TimeControl::Combined { .. })
+        {
+            return Err(invalid(
+                path,
+                limit.1,
+                format!(
+                    "{}: engine '{}' speaks xboard, which has no command for these limits together: give it one limit",
+                    limit.0, e.name
+                ),
+            ));
+        }
+    }
+    Ok(own)
 }
 
 /// `max_start_failures`: at least 1.
@@ -1193,6 +1236,45 @@ time_control: nodes=500
             e.contains("sprt") && e.contains("modle") && e.contains("line"),
             "{e}"
         );
+    }
+
+    /// Per-engine limits: parsed, written in their text form, refused for
+    /// an xboard engine when they join several limits.
+    #[test]
+    fn engine_time_controls() {
+        let c = load(&GOOD.replace(
+            "    params: { null_move_r: 2 }",
+            "    time_control: \"5+0.05, nodes=300\"",
+        ))
+        .unwrap();
+        assert_eq!(c.settings.tc_of("base"), TimeControl::Nodes(500));
+        assert_eq!(c.settings.tc_of("dev").to_string(), "5+0.05,nodes=300");
+        assert_eq!(
+            c.resolved.engines[1].time_control.as_deref(),
+            Some("5+0.05,nodes=300")
+        );
+        let e = err(&GOOD.replace("    params: { null_move_r: 2 }", "    time_control: 5+"));
+        assert!(
+            e.contains("engines[1].time_control") && e.contains("'5+'"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace(
+            "    params: { null_move_r: 2 }",
+            "    time_control: nodes=5,nodes=6",
+        ));
+        assert!(e.contains("two nodes limits"), "{e}");
+        let xb = GOOD
+            .replace(
+                "  - name: dev\n    type: inprocess",
+                "  - name: dev\n    type: xboard\n    cmd: /bin/sh",
+            )
+            .replace("    params: { null_move_r: 2 }\n", "");
+        let e = err(&xb.replace("nodes=500", "1+0.01,nodes=500"));
+        assert!(
+            e.contains(": time_control:") && e.contains("'dev' speaks xboard"),
+            "{e}"
+        );
+        assert!(load(&xb).is_ok());
     }
 
     #[test]

@@ -148,6 +148,10 @@ pub struct RawEngine {
     /// In-process only: parameters set inline (applied after `params_file`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<serde_yaml::Mapping>,
+    /// This engine's own limit, in place of the match's `time_control`
+    /// (same forms): time odds, node odds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
 }
 
 /// Opening suite as written.

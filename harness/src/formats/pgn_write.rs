@@ -1,9 +1,12 @@
 //! PGN output of finished games: the Seven Tag Roster, `FEN`/`SetUp` for
 //! FEN openings (and `Variant "Chess960"` with the start FEN for every
-//! Chess960 game), `TimeControl`, `PlyCount` and `Termination`, and a comment
-//! per move with the engine's score (its own point of view), depth and
-//! thinking time in the style of cutechess-cli (`{+0.31/12 0.052s}`); opening
-//! moves are marked `{book}`. Also splits a games file back into games, which
+//! Chess960 game), `TimeControl` (fastchess's `WhiteTimeControl` and
+//! `BlackTimeControl` when the sides play at odds), `PlyCount` and
+//! `Termination`, and a comment per move with the engine's score (its own
+//! point of view), depth and thinking time in the style of cutechess-cli
+//! (`{+0.31/12 0.052s}`; at odds also the mover's clock left, `tl=9.874s`,
+//! and its nodes, `n=5000`, as fastchess's `timeleft` and `nodes` write
+//! them); opening moves are marked `{book}`. Also splits a games file back into games, which
 //! `--resume` uses to drop games of pairs the ledger does not hold.
 
 use std::fmt::Write as _;
@@ -13,7 +16,6 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, Position};
 
 use crate::formats::fen::position_fen;
-use crate::play::clock::TimeControl;
 use crate::play::game::GameRecord;
 use crate::players::EngineScore;
 use crate::variant::Variant;
@@ -24,7 +26,6 @@ pub struct MatchTags<'a> {
     pub event: &'a str,
     /// `YYYY.MM.DD`.
     pub date: &'a str,
-    pub tc: &'a TimeControl,
     /// Chess960 games get `[Variant "Chess960"]` and always a `FEN`.
     pub variant: Variant,
 }
@@ -129,7 +130,15 @@ pub fn write_game(out: &mut String, game: &GameRecord, round: &str, tags: &Match
         tag(out, "SetUp", "1");
     }
     tag(out, "PlyCount", &game.moves.len().to_string());
-    tag(out, "TimeControl", &tags.tc.pgn_tag());
+    let [white_tc, black_tc] = &game.time_controls;
+    // At odds, each side's own limits are recorded in the comments.
+    let odds = white_tc != black_tc;
+    if white_tc.pgn_tag() == black_tc.pgn_tag() {
+        tag(out, "TimeControl", &white_tc.pgn_tag());
+    } else {
+        tag(out, "WhiteTimeControl", &white_tc.pgn_tag());
+        tag(out, "BlackTimeControl", &black_tc.pgn_tag());
+    }
     tag(out, "Termination", game.termination.pgn_tag());
     out.push('\n');
 
@@ -163,7 +172,16 @@ pub fn write_game(out: &mut String, game: &GameRecord, round: &str, tags: &Match
                 }
                 c.push(' ');
             }
-            let _ = write!(c, "{:.3}s}}", m.time.as_secs_f64());
+            let _ = write!(c, "{:.3}s", m.time.as_secs_f64());
+            if odds {
+                if let Some(left) = m.clock {
+                    let _ = write!(c, " tl={:.3}s", left.as_secs_f64());
+                }
+                if let Some(n) = m.nodes {
+                    let _ = write!(c, " n={n}");
+                }
+            }
+            c.push('}');
             c
         };
         tokens.push(comment);
@@ -238,6 +256,8 @@ mod tests {
             score,
             depth: Some(12),
             time: Duration::from_millis(52),
+            nodes: Some(5000),
+            clock: Some(Duration::from_millis(7_250)),
         }
     }
 
@@ -266,20 +286,10 @@ mod tests {
             result: GameResult::Draw,
             termination: Termination::AdjudicationDraw,
             reason: "Draw by adjudication".into(),
+            time_controls: ["8+0.08".parse().unwrap(); 2],
         };
-        let tc: TimeControl = "8+0.08".parse().unwrap();
         let mut out = String::new();
-        write_game(
-            &mut out,
-            &g,
-            "3.2",
-            &MatchTags {
-                event: "ev",
-                date: "2026.01.02",
-                tc: &tc,
-                variant: crate::variant::Variant::Standard,
-            },
-        );
+        write_game(&mut out, &g, "3.2", &TAGS);
         assert!(out.contains("[White \"a \\\"b\\\"\"]\n"), "{out}");
         assert!(out.contains("[SetUp \"1\"]\n[PlyCount \"3\"]\n[TimeControl \"8+0.08\"]\n[Termination \"adjudication\"]\n\n"));
         assert!(out.lines().all(|l| l.len() <= 80), "{out}");
@@ -296,5 +306,50 @@ mod tests {
         assert!(!is_complete(&out[..out.len() - 6]));
         let twice = format!("{out}{out}");
         assert_eq!(split_games(&twice).len(), 2);
+    }
+
+    const TAGS: MatchTags<'static> = MatchTags {
+        event: "ev",
+        date: "2026.01.02",
+        variant: crate::variant::Variant::Standard,
+    };
+
+    /// At odds each side's control is its own tag, as fastchess writes them,
+    /// and the moves show the mover's clock and nodes.
+    #[test]
+    fn odds_games_record_both_controls() {
+        let mut g = GameRecord {
+            white: "a".into(),
+            black: "b".into(),
+            start_fen: None,
+            moves: vec![mv("e4", false, None), mv("e5", false, None)],
+            result: GameResult::Draw,
+            termination: Termination::AdjudicationDraw,
+            reason: "Draw by adjudication".into(),
+            time_controls: ["10+0.1".parse().unwrap(), "5+0.05".parse().unwrap()],
+        };
+        let mut out = String::new();
+        write_game(&mut out, &g, "1.1", &TAGS);
+        assert!(
+            out.contains("[WhiteTimeControl \"10+0.1\"]\n[BlackTimeControl \"5+0.05\"]\n"),
+            "{out}"
+        );
+        assert!(!out.contains("[TimeControl "), "{out}");
+        assert!(out.contains("1. e4 {0.052s tl=7.250s n=5000}"), "{out}");
+        // Node odds under one clock: one TimeControl tag (fastchess's tag
+        // holds the clock only), the nodes in the comments.
+        g.time_controls = [
+            "10+0.1,nodes=5000".parse().unwrap(),
+            "10+0.1,nodes=500".parse().unwrap(),
+        ];
+        let mut out = String::new();
+        write_game(&mut out, &g, "1.1", &TAGS);
+        assert!(out.contains("[TimeControl \"10+0.1\"]"), "{out}");
+        assert!(out.contains("n=5000"), "{out}");
+        // Without odds the comments stay as they were.
+        g.time_controls = ["10+0.1".parse().unwrap(); 2];
+        let mut out = String::new();
+        write_game(&mut out, &g, "1.1", &TAGS);
+        assert!(out.contains("1. e4 {0.052s} e5 {0.052s}"), "{out}");
     }
 }

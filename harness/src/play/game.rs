@@ -6,6 +6,7 @@
 //! Adjudication (tablebases, draw, resign, maximum length) is off unless
 //! configured.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -155,6 +156,10 @@ pub struct MoveRecord {
     pub depth: Option<u32>,
     /// Thinking time as the harness measured it.
     pub time: Duration,
+    /// Nodes the engine reported for the move.
+    pub nodes: Option<u64>,
+    /// The mover's clock after the move (increment added), under a clock.
+    pub clock: Option<Duration>,
 }
 
 /// A finished game.
@@ -170,6 +175,8 @@ pub struct GameRecord {
     pub termination: Termination,
     /// Human-readable reason (`Black mates`, `White loses on time`).
     pub reason: String,
+    /// White's and black's limits (different in a game at odds).
+    pub time_controls: [TimeControl; 2],
 }
 
 /// Draw adjudication: from move `move_number` on, when both engines report
@@ -219,7 +226,10 @@ pub struct Adjudication {
 /// How games are played.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameSettings {
+    /// Every engine's limit but those in `engine_tc`.
     pub tc: TimeControl,
+    /// Engines (by name) with a limit of their own: time or node odds.
+    pub engine_tc: BTreeMap<String, TimeControl>,
     /// A move that overruns its time by more than this loses on time.
     pub margin: Duration,
     /// How long a node- or depth-limited search may take before the engine
@@ -228,6 +238,18 @@ pub struct GameSettings {
     pub adjudication: Adjudication,
     /// Standard chess or Chess960: how castling is read and written.
     pub variant: Variant,
+}
+
+impl GameSettings {
+    /// The limit of the engine named `name`.
+    pub fn tc_of(&self, name: &str) -> TimeControl {
+        self.engine_tc.get(name).copied().unwrap_or(self.tc)
+    }
+
+    /// Every limit some engine plays under: the match's and each engine's own.
+    pub fn all_tcs(&self) -> impl Iterator<Item = &TimeControl> {
+        std::iter::once(&self.tc).chain(self.engine_tc.values())
+    }
 }
 
 /// Why no game record was produced.
@@ -320,7 +342,7 @@ impl Board {
         score: Option<EngineScore>,
         depth: Option<u32>,
         time: Duration,
-    ) {
+    ) -> &mut MoveRecord {
         let irreversible = self.pos.is_irreversible(mv);
         let uci = UciMove::from_move(mv, self.mode).to_string();
         let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, mv).to_string();
@@ -336,7 +358,10 @@ impl Board {
             score,
             depth,
             time,
+            nodes: None,
+            clock: None,
         });
+        self.moves.last_mut().expect("just pushed")
     }
 
     /// The game's end by the rules, if reached.
@@ -484,11 +509,7 @@ fn failure(
 ) -> (GameResult, Termination, String) {
     let who = side_name(loser);
     match err {
-        EngineError::Timeout(msg)
-            if matches!(tc, TimeControl::Clock { .. } | TimeControl::MoveTime(_)) =>
-        {
-            time_loss(board, loser, msg)
-        }
+        EngineError::Timeout(msg) if tc.timed().is_some() => time_loss(board, loser, msg),
         EngineError::Timeout(msg) => (
             GameResult::win_for(!loser),
             Termination::Stall,
@@ -565,14 +586,14 @@ pub fn forfeit(
     err: &EngineError,
     settings: &GameSettings,
 ) -> Result<GameRecord, GameError> {
-    let tc = &settings.tc;
+    let tcs = [settings.tc_of(white), settings.tc_of(black)];
     let board = Board::new(start_fen, opening, settings.variant)?;
     let loser = if loser_is_white {
         Color::White
     } else {
         Color::Black
     };
-    let (result, termination, reason) = failure(&board, loser, err, tc);
+    let (result, termination, reason) = failure(&board, loser, err, &tcs[idx(loser)]);
     Ok(GameRecord {
         white: white.to_string(),
         black: black.to_string(),
@@ -581,6 +602,7 @@ pub fn forfeit(
         result,
         termination,
         reason,
+        time_controls: tcs,
     })
 }
 
@@ -597,6 +619,7 @@ pub fn play_game(
 ) -> Result<GameRecord, GameError> {
     let mut board = Board::new(start_fen, opening, settings.variant)?;
     let names = [white.name().to_string(), black.name().to_string()];
+    let tcs = [settings.tc_of(&names[0]), settings.tc_of(&names[1])];
     let finish =
         |board: Board, (result, termination, reason): (GameResult, Termination, String)| {
             GameRecord {
@@ -607,6 +630,7 @@ pub fn play_game(
                 result,
                 termination,
                 reason,
+                time_controls: tcs,
             }
         };
     let mut players: [&mut dyn Player; 2] = [white, black];
@@ -626,12 +650,12 @@ pub fn play_game(
                     Termination::Stall,
                     format!("{}'s engine stalls before the game: {msg}", side_name(c)),
                 ),
-                e => failure(&board, c, &e, &settings.tc),
+                e => failure(&board, c, &e, &tcs[i]),
             };
             return Ok(finish(board, end));
         }
     }
-    let mut clock = GameClock::new(settings.tc);
+    let mut clock = GameClock::per_side(tcs);
     let mut adj = AdjudicationState::default();
     let mut engine_plies = 0u32;
     // How the last ply ended the game, if it did: one rules check per ply.
@@ -676,7 +700,7 @@ pub fn play_game(
                 }
                 return Err(GameError::Unsupported(msg));
             }
-            Err(e) => break failure(&board, side, &e, &settings.tc),
+            Err(e) => break failure(&board, side, &e, &tcs[s]),
         };
         if clock.charge(s, reply.elapsed, settings.margin) == ClockVerdict::Flagged {
             let detail = format!("{:.3}s used", reply.elapsed.as_secs_f64());
@@ -694,7 +718,9 @@ pub fn play_game(
             );
         };
         let fullmove = board.pos.fullmoves().get();
-        board.play(mv, false, reply.score, reply.depth, reply.elapsed);
+        let record = board.play(mv, false, reply.score, reply.depth, reply.elapsed);
+        record.nodes = reply.nodes;
+        record.clock = clock.shown(s);
         engine_plies += 1;
         // The rules come first: a move that mates, stalemates or completes a
         // draw by rule is never adjudicated into another result or reason.
@@ -781,6 +807,7 @@ pub(crate) mod tests {
     fn settings(tc: &str) -> GameSettings {
         GameSettings {
             tc: tc.parse().unwrap(),
+            engine_tc: BTreeMap::new(),
             margin: Duration::from_millis(10),
             watchdog: Duration::from_secs(1),
             adjudication: Adjudication::default(),

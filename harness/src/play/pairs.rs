@@ -22,7 +22,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::openings::Opening;
-use crate::play::clock::TimeControl;
+use crate::play::clock::{TimeControl, Timed};
 use crate::play::game::{self, GameError, GameRecord, GameSettings};
 use crate::players::{EngineError, Player, PlayerSpec};
 use crate::run::ledger::{GameEntry, PairEntry};
@@ -220,10 +220,15 @@ const MAX_GAMES_PER_CORE: usize = 8;
 /// that write files first check it earlier.
 pub fn check_concurrency(
     engines: &[PlayerSpec],
-    tc: &TimeControl,
+    settings: &GameSettings,
     workers: usize,
 ) -> Result<Option<String>, ConcurrencyError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // A time-based limit of any engine makes the warning apply.
+    let tc = settings
+        .all_tcs()
+        .find(|t| t.timed().is_some())
+        .unwrap_or(&settings.tc);
     check_concurrency_on(engines, tc, workers, cores, available_memory_mb())
 }
 
@@ -273,12 +278,12 @@ fn check_concurrency_on(
             });
         }
     }
-    let effect = match tc {
-        TimeControl::Clock { .. } => {
+    let effect = match tc.timed() {
+        Some(Timed::Clock { .. }) => {
             "plays weaker than its clock assumes and loses more games on time"
         }
-        TimeControl::MoveTime(_) => "searches less than its time per move assumes",
-        TimeControl::Nodes(_) | TimeControl::Depth(_) => return Ok(None),
+        Some(Timed::MoveTime(_)) => "searches less than its time per move assumes",
+        None => return Ok(None),
     };
     if workers > cores {
         return Ok(Some(format!(
@@ -508,7 +513,7 @@ where
 {
     let most_jobs = jobs.size_hint().1.unwrap_or(usize::MAX);
     let workers = opts.concurrency.max(1).min(most_jobs.max(1));
-    if let Some(warning) = check_concurrency(engines, &settings.tc, workers)? {
+    if let Some(warning) = check_concurrency(engines, settings, workers)? {
         eprintln!("warning: {warning}");
     }
     let factory: PlayerFactory = opts

@@ -346,6 +346,12 @@ pub fn limit_text(limit: &MoveLimit) -> String {
         MoveLimit::Depth(d) => format!("depth={d}"),
         MoveLimit::MoveTime(t) => format!("movetime={}", t.as_millis()),
         MoveLimit::Clock { .. } => "clock".to_string(),
+        MoveLimit::Capped { nodes, depth, time } => {
+            let mut parts: Vec<String> = time.iter().map(|t| limit_text(t)).collect();
+            parts.extend(nodes.map(|n| format!("nodes={n}")));
+            parts.extend(depth.map(|d| format!("depth={d}")));
+            parts.join(",")
+        }
     }
 }
 

@@ -184,6 +184,14 @@ fn limits_for(limit: &MoveLimit) -> Limits {
             movestogo: *movestogo,
             ..Limits::default()
         },
+        MoveLimit::Capped { nodes, depth, time } => {
+            let mut l = time.as_deref().map(limits_for).unwrap_or_default();
+            l.nodes = nodes.or(l.nodes);
+            if let Some(d) = depth {
+                l.depth = Some(i32::try_from(*d).unwrap_or(i32::MAX));
+            }
+            l
+        }
     }
 }
 

@@ -23,6 +23,14 @@ pub enum MoveLimit {
         binc: Duration,
         movestogo: Option<u32>,
     },
+    /// A node and/or depth limit with, where given, a time limit beside it
+    /// (`Nodes`, `Depth`, `MoveTime` or `Clock`): the search stops at the
+    /// first reached (UCI `go nodes N wtime ...`, as fastchess sends it).
+    Capped {
+        nodes: Option<u64>,
+        depth: Option<u32>,
+        time: Option<Box<MoveLimit>>,
+    },
 }
 
 /// `d` in seconds, the shortest form that round-trips (`8`, `0.08`, `0.1`):

@@ -37,21 +37,30 @@ pub fn check_player(spec: &PlayerSpec) -> Result<(), EngineError> {
 /// ([`Player::check_limit`]): a node limit for an xboard engine without
 /// `feature nps=1` fails here, before a match starts.
 pub fn check_player_limit(spec: &PlayerSpec, limit: &MoveLimit) -> Result<(), EngineError> {
-    check_player_setup(spec, limit, std::iter::empty()).map(|_| ())
+    check_player_setup(spec, limit, "", std::iter::empty()).map(|_| ())
 }
 
 /// [`check_player_limit`], then [`Player::check_start`] on each of
 /// `start_fens`: the positions the engine cannot start from, as (index in
-/// `start_fens`, reason) pairs.
+/// `start_fens`, reason) pairs. A refused limit names `limit_key` (the
+/// config key it came from), when given.
 pub fn check_player_setup<'a>(
     spec: &PlayerSpec,
     limit: &MoveLimit,
+    limit_key: &str,
     start_fens: impl IntoIterator<Item = &'a str>,
 ) -> Result<Vec<(usize, String)>, EngineError> {
     let mut player = start_player(spec)?;
     let result = player
         .new_game()
-        .and_then(|()| player.check_limit(limit))
+        .and_then(|()| {
+            player.check_limit(limit).map_err(|e| match e {
+                EngineError::Unsupported(m) if !limit_key.is_empty() => {
+                    EngineError::Unsupported(format!("{m} (from {limit_key})"))
+                }
+                e => e,
+            })
+        })
         .map(|()| {
             let mut unsupported = Vec::new();
             for (i, fen) in start_fens.into_iter().enumerate() {

@@ -393,7 +393,13 @@ pub(crate) fn write_position_and_go(out: &mut String, req: &MoveRequest<'_>) {
         }
     }
     out.push_str("\ngo");
-    let _ = match &req.limit {
+    write_limit(out, &req.limit);
+    out.push('\n');
+}
+
+/// The `go` arguments of `limit`.
+fn write_limit(out: &mut String, limit: &MoveLimit) {
+    let _ = match limit {
         MoveLimit::Nodes(n) => write!(out, " nodes {n}"),
         MoveLimit::Depth(d) => write!(out, " depth {d}"),
         MoveLimit::MoveTime(t) => write!(out, " movetime {}", t.as_millis()),
@@ -417,8 +423,19 @@ pub(crate) fn write_position_and_go(out: &mut String, req: &MoveRequest<'_>) {
                 None => Ok(()),
             }
         }
+        MoveLimit::Capped { nodes, depth, time } => {
+            if let Some(n) = nodes {
+                let _ = write!(out, " nodes {n}");
+            }
+            if let Some(d) = depth {
+                let _ = write!(out, " depth {d}");
+            }
+            if let Some(t) = time {
+                write_limit(out, t);
+            }
+            Ok(())
+        }
     };
-    out.push('\n');
 }
 
 /// The search progress of one move, from `info` lines.
@@ -584,5 +601,22 @@ mod tests {
         req.limit = MoveLimit::MoveTime(Duration::from_millis(250));
         write_position_and_go(&mut out, &req);
         assert!(out.ends_with("\ngo movetime 250\n"));
+        // fastchess's nodes with a clock: one go with both.
+        req.limit = MoveLimit::Capped {
+            nodes: Some(5000),
+            depth: Some(9),
+            time: Some(Box::new(MoveLimit::Clock {
+                wtime: Duration::from_millis(10000),
+                btime: Duration::from_millis(5000),
+                winc: Duration::from_millis(100),
+                binc: Duration::from_millis(50),
+                movestogo: None,
+            })),
+        };
+        write_position_and_go(&mut out, &req);
+        assert!(
+            out.ends_with("\ngo nodes 5000 depth 9 wtime 10000 btime 5000 winc 100 binc 50\n"),
+            "{out}"
+        );
     }
 }

@@ -420,6 +420,8 @@ impl XboardPlayer {
             MoveLimit::Depth(d) => TcKey::Depth(*d),
             MoveLimit::MoveTime(t) => TcKey::MoveTimeMs(t.as_millis()),
             MoveLimit::Clock { .. } => TcKey::Clock,
+            // Refused by `check_limit` before any request is written.
+            MoveLimit::Capped { .. } => return,
         };
         let out = &mut self.out;
         self.limit_cmd = None;
@@ -443,6 +445,7 @@ impl XboardPlayer {
                     write_level(out, *movestogo, *base, *inc);
                     ("level", Ok(()))
                 }
+                MoveLimit::Capped { .. } => return,
             };
             self.limit_cmd = Some(command);
             self.tc = Some(key);
@@ -557,6 +560,11 @@ impl Player for XboardPlayer {
 
     fn check_limit(&mut self, limit: &MoveLimit) -> Result<(), EngineError> {
         match limit {
+            MoveLimit::Capped { .. } => Err(EngineError::Unsupported(format!(
+                "{}: xboard has no command for {} together: give an xboard engine one limit",
+                self.who(),
+                limit_text(limit)
+            ))),
             MoveLimit::Nodes(_) if !self.features.nps => Err(EngineError::Unsupported(format!(
                 "{}: fixed nodes need `feature nps=1`, which the engine does not announce \
                  (use depth, move time or a clock)",
@@ -748,6 +756,12 @@ fn limit_text(limit: &MoveLimit) -> String {
         MoveLimit::Depth(d) => format!("depth {d}"),
         MoveLimit::MoveTime(t) => format!("move time {} ms", t.as_millis()),
         MoveLimit::Clock { .. } => "clock".into(),
+        MoveLimit::Capped { nodes, depth, time } => {
+            let mut parts: Vec<String> = time.iter().map(|t| limit_text(t)).collect();
+            parts.extend(nodes.map(|n| format!("nodes {n}")));
+            parts.extend(depth.map(|d| format!("depth {d}")));
+            parts.join(" and ")
+        }
     }
 }
 

@@ -220,6 +220,7 @@ impl<'a> SidePreparer<'a> {
             init_timeout_ms: template.init_timeout_ms,
             params_file: None,
             params: None,
+            time_control: template.time_control.clone(),
         };
         let bench_args = self.settings.bench_args.clone();
         let timeout = self.settings.bench_timeout;

@@ -186,6 +186,7 @@ mod tests {
         let mut text = String::new();
         let tc = "nodes=1".parse().unwrap();
         let g = GameRecord {
+            time_controls: [tc; 2],
             white: "a".into(),
             black: "b".into(),
             start_fen: None,
@@ -201,7 +202,6 @@ mod tests {
             &MatchTags {
                 event: "e",
                 date: "d",
-                tc: &tc,
                 variant: crate::variant::Variant::Standard,
             },
         );
@@ -218,10 +218,10 @@ mod tests {
         let tags = MatchTags {
             event: "e",
             date: "d",
-            tc: &tc,
             variant: crate::variant::Variant::Standard,
         };
         let g = GameRecord {
+            time_controls: [tc; 2],
             white: "a".into(),
             black: "b".into(),
             start_fen: None,

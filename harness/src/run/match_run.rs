@@ -84,7 +84,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     };
     // Before the folder is written; the runner checks again and warns.
     let workers = cfg.concurrency.min(total_pairs.max(1) as usize);
-    check_concurrency(&cfg.engines, &cfg.settings.tc, workers)?;
+    check_concurrency(&cfg.engines, &cfg.settings, workers)?;
     // From `cfg.engines`, without stderr logs: the folder may not exist yet.
     let schedule = build_schedule(cfg, openings)?;
 
@@ -100,7 +100,6 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
         MatchTags {
             event: &cfg.name,
             date: &date,
-            tc: &cfg.settings.tc,
             variant: cfg.settings.variant,
         },
     )?;

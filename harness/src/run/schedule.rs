@@ -153,7 +153,7 @@ pub(super) fn build_schedule(
         .as_ref()
         .map_or((Default::default(), 0), |o| (o.order, o.start));
     let order = order_openings(openings.len(), order_kind, cfg.seed, start);
-    let unplayable = check_setup(&cfg.engines, &cfg.settings.tc, &openings)?;
+    let unplayable = check_setup(&cfg.engines, &cfg.settings, &openings)?;
     let pairings_list = pairings(cfg.tournament, cfg.engines.len());
     let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
     if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
@@ -272,10 +272,9 @@ fn load_checked_openings(
 /// cannot is a setup error, not a string of forfeits.
 fn check_setup(
     specs: &[PlayerSpec],
-    tc: &crate::play::clock::TimeControl,
+    settings: &game::GameSettings,
     openings: &[Opening],
 ) -> Result<Vec<HashSet<usize>>, MatchError> {
-    let limit = crate::play::clock::GameClock::new(*tc).limit(0);
     let with_fen: Vec<usize> = (0..openings.len())
         .filter(|&i| openings[i].fen.is_some())
         .collect();
@@ -294,8 +293,15 @@ fn check_setup(
             started.map_err(|err| setup_error(spec, err))?;
             continue;
         }
+        // Each engine under its own limit (the match's, or its time_control).
+        let limit = crate::play::clock::GameClock::new(settings.tc_of(&spec.name)).limit(0);
+        let key = if settings.engine_tc.contains_key(&spec.name) {
+            format!("engines[{e}].time_control")
+        } else {
+            "time_control".to_string()
+        };
         let fens = with_fen.iter().filter_map(|&i| openings[i].fen.as_deref());
-        match crate::players::check_player_setup(spec, &limit, fens) {
+        match crate::players::check_player_setup(spec, &limit, &key, fens) {
             Ok(bad) => {
                 if let Some((first, why)) = bad.first() {
                     let first = &openings[with_fen[*first]];

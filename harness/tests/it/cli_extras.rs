@@ -205,8 +205,8 @@ fn fastchess_refusals_exit_2_and_name_the_flag() {
             "-games 1",
         ),
         (
-            &["-each", "tc=1", "nodes=5", "-rounds", "2"],
-            "one of tc, st, nodes or depth",
+            &["-each", "tc=inf", "-rounds", "2"],
+            "-engine: engine 1 has no time control",
         ),
     ];
     for (extra, want) in cases {

@@ -17,6 +17,7 @@ mod faults;
 mod fuzz;
 mod kill_children;
 mod match_runs;
+mod odds;
 mod openings;
 mod players;
 mod process_tree;

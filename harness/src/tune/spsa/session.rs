@@ -130,7 +130,7 @@ pub fn load_config_text(
     }
     own.games = raw.games;
     // Before a run folder is written; the runner checks again as it plays.
-    crate::play::pairs::check_concurrency(&cfg.engines, &cfg.settings.tc, cfg.concurrency)
+    crate::play::pairs::check_concurrency(&cfg.engines, &cfg.settings, cfg.concurrency)
         .map_err(RunnerError::<std::io::Error>::Concurrency)?;
     Ok((cfg, setup, own))
 }

@@ -579,6 +579,7 @@ pub fn verify_match_config(
         init_timeout_ms: None,
         params_file: params_file.map(|p| p.display().to_string()),
         params: None,
+        time_control: None,
     };
     let raw = RawConfig {
         name: Some(format!("{}-verify", cfg.name)),
