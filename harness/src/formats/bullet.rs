@@ -15,7 +15,7 @@ use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, FromSetup, Piece, Position, Role, Setup, Square,
 };
 
-use super::records::{DecodeError, Record, Wdl};
+use super::records::{decode_fixed, DecodeError, Record, Wdl};
 
 /// Bytes per record.
 pub const RECORD_BYTES: usize = 32;
@@ -101,21 +101,5 @@ pub fn decode(cb: &ChessBoard) -> Result<Record, String> {
 
 /// Decode a whole file's bytes, in order.
 pub fn decode_all(data: &[u8], each: &mut dyn FnMut(Record)) -> Result<(), DecodeError> {
-    let whole = data.len() / RECORD_BYTES * RECORD_BYTES;
-    for (i, chunk) in data[..whole].chunks_exact(RECORD_BYTES).enumerate() {
-        let offset = (i * RECORD_BYTES) as u64;
-        let bytes: &[u8; RECORD_BYTES] = chunk.try_into().unwrap_or(&[0; RECORD_BYTES]);
-        let rec = decode(&from_bytes(bytes)).map_err(|r| DecodeError::new(offset, r))?;
-        each(rec);
-    }
-    if whole != data.len() {
-        return Err(DecodeError::new(
-            whole as u64,
-            format!(
-                "truncated: {} trailing bytes of a {RECORD_BYTES}-byte record",
-                data.len() - whole
-            ),
-        ));
-    }
-    Ok(())
+    decode_fixed::<RECORD_BYTES>(data, |b| decode(&from_bytes(b)), each)
 }

@@ -19,7 +19,7 @@ use shakmaty::{
     Position, Role, Setup, Square,
 };
 
-use super::records::{DecodeError, Record, Wdl};
+use super::records::{decode_fixed, DecodeError, Record, Wdl};
 
 /// Bytes per record.
 pub const RECORD_BYTES: usize = 32;
@@ -122,22 +122,7 @@ pub fn decode(b: &[u8; RECORD_BYTES]) -> Result<Record, String> {
 
 /// Decode a whole file's bytes, in order.
 pub fn decode_all(data: &[u8], each: &mut dyn FnMut(Record)) -> Result<(), DecodeError> {
-    let whole = data.len() / RECORD_BYTES * RECORD_BYTES;
-    for (i, chunk) in data[..whole].chunks_exact(RECORD_BYTES).enumerate() {
-        let offset = (i * RECORD_BYTES) as u64;
-        let bytes: &[u8; RECORD_BYTES] = chunk.try_into().unwrap_or(&[0; RECORD_BYTES]);
-        each(decode(bytes).map_err(|r| DecodeError::new(offset, r))?);
-    }
-    if whole != data.len() {
-        return Err(DecodeError::new(
-            whole as u64,
-            format!(
-                "truncated: {} trailing bytes of a {RECORD_BYTES}-byte record",
-                data.len() - whole
-            ),
-        ));
-    }
-    Ok(())
+    decode_fixed::<RECORD_BYTES>(data, decode, each)
 }
 
 #[cfg(test)]

@@ -232,6 +232,31 @@ impl DecodeError {
     }
 }
 
+/// Decode a file of fixed-size `N`-byte records in order, each by
+/// `decode`; a bad record or a cut last one is refused at its offset.
+pub fn decode_fixed<const N: usize>(
+    data: &[u8],
+    decode: impl Fn(&[u8; N]) -> Result<Record, String>,
+    each: &mut dyn FnMut(Record),
+) -> Result<(), DecodeError> {
+    let whole = data.len() / N * N;
+    for (i, chunk) in data[..whole].chunks_exact(N).enumerate() {
+        let offset = (i * N) as u64;
+        let bytes: &[u8; N] = chunk.try_into().unwrap_or(&[0; N]);
+        each(decode(bytes).map_err(|r| DecodeError::new(offset, r))?);
+    }
+    if whole != data.len() {
+        return Err(DecodeError::new(
+            whole as u64,
+            format!(
+                "truncated: {} trailing bytes of a {N}-byte record",
+                data.len() - whole
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The format a file name suggests (by extension), if any.
 pub fn format_of_path(path: &Path) -> Option<RecordFormat> {
     let ext = path.extension()?.to_str()?;
