@@ -10,36 +10,13 @@ use std::time::{Duration, Instant};
 
 use karsinta_dist::db::Db;
 use karsinta_dist::kinds::{MatchTest, TestKind};
-use karsinta_dist::queue::{self, Claim, Completed, FinishedBatch, PairResult};
+use karsinta_dist::queue::{self, Claim, Completed, FinishedBatch};
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::play::game::{GameResult, Termination};
-use karsinta_harness::run::ledger::{GameEntry, PairEntry};
 
 use crate::pg::TempPg;
-use crate::support::write_config;
+use crate::support::{drawn_pair, write_config};
 
 const WORKERS: usize = 200;
-
-fn fake(pair: u64) -> PairResult {
-    let g = |white, black| GameEntry {
-        white,
-        black,
-        result: GameResult::Draw,
-        termination: Termination::Repetition,
-        plies: 30,
-    };
-    PairResult {
-        entry: PairEntry {
-            pair,
-            pairing: 0,
-            first: 0,
-            second: 1,
-            opening: None,
-            games: [g(0, 1), g(1, 0)],
-        },
-        pgn: String::new(),
-    }
-}
 
 #[test]
 #[ignore = "slow: 200 connections"]
@@ -90,7 +67,7 @@ fn two_hundred_workers_lose_and_double_count_nothing() {
                         Claim::Batch { idx, token } => {
                             wait = Duration::ZERO;
                             claims.fetch_add(1, Ordering::Relaxed);
-                            let pairs: Vec<_> = test.pairs_of(idx).map(fake).collect();
+                            let pairs: Vec<_> = test.pairs_of(idx).map(drawn_pair).collect();
                             let batch = FinishedBatch {
                                 idx,
                                 token,

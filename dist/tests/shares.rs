@@ -13,37 +13,14 @@ use std::time::Duration;
 use karsinta_dist::db::Db;
 use karsinta_dist::kinds::{MatchTest, TestKind};
 use karsinta_dist::queue::choose::candidates;
-use karsinta_dist::queue::{self, Asker, Claim, FinishedBatch, NewWorker, PairResult, TestRow};
+use karsinta_dist::queue::{self, Asker, Claim, FinishedBatch, NewWorker, TestRow};
 use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::play::game::{GameResult, Termination};
-use karsinta_harness::run::ledger::{GameEntry, PairEntry};
 
 use crate::pg::TempPg;
-use crate::support::write_config;
+use crate::support::{drawn_pair, write_config};
 
 /// Each test's claim share must be within this of its weight's share.
 const TOLERANCE: f64 = 0.05;
-
-fn fake(pair: u64) -> PairResult {
-    let g = |white, black| GameEntry {
-        white,
-        black,
-        result: GameResult::Draw,
-        termination: Termination::Repetition,
-        plies: 30,
-    };
-    PairResult {
-        entry: PairEntry {
-            pair,
-            pairing: 0,
-            first: 0,
-            second: 1,
-            opening: None,
-            games: [g(0, 1), g(1, 0)],
-        },
-        pgn: String::new(),
-    }
-}
 
 /// The tests of one database, with their kinds for completions.
 struct Fleet {
@@ -134,7 +111,7 @@ impl Sim {
             return None;
         };
         let (row, kind) = &f.kinds[&test];
-        let pairs: Vec<_> = row.pairs_of(idx).map(fake).collect();
+        let pairs: Vec<_> = row.pairs_of(idx).map(drawn_pair).collect();
         let batch = FinishedBatch {
             idx,
             token,

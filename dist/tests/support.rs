@@ -97,3 +97,26 @@ pub fn wait_until_leasing(c: &mut postgres::Client, worker: &Child) {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// A made-up pair of two drawn games (number `pair`), for tests that
+/// complete batches without playing them.
+pub fn drawn_pair(pair: u64) -> karsinta_dist::queue::PairResult {
+    let g = |white, black| karsinta_harness::run::ledger::GameEntry {
+        white,
+        black,
+        result: karsinta_harness::play::game::GameResult::Draw,
+        termination: karsinta_harness::play::game::Termination::Repetition,
+        plies: 30,
+    };
+    karsinta_dist::queue::PairResult {
+        entry: karsinta_harness::run::ledger::PairEntry {
+            pair,
+            pairing: 0,
+            first: 0,
+            second: 1,
+            opening: None,
+            games: [g(0, 1), g(1, 0)],
+        },
+        pgn: String::new(),
+    }
+}
