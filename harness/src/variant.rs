@@ -53,7 +53,10 @@ impl Variant {
         let tag = tag.to_ascii_lowercase();
         match self {
             Variant::Standard => {
-                matches!(tag.as_str(), "" | "standard" | "chess" | "from position")
+                matches!(
+                    tag.as_str(),
+                    "" | "standard" | "normal" | "chess" | "from position"
+                )
             }
             Variant::Chess960 => matches!(
                 tag.as_str(),

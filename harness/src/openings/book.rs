@@ -7,13 +7,12 @@
 //! the hint to play it as Chess960. Chess960 suites may be X-FEN or
 //! Shredder-FEN; they are stored as X-FEN, castling moves king-takes-rook. EPD
 //! is read by [`crate::formats::epd`] (strict, see there); only the position
-//! is used, the operations are checked but not interpreted. PGN is
-//! read by a small strict reader here: every main-line token must be a move,
-//! move number, annotation, comment or result (a general PGN reader skips what
-//! it cannot parse, which shifts the remaining moves to the other side). SAN
-//! moves are replayed and stored as UCI moves with standard castling notation
-//! (`e1g1`). Errors name the file, the line and the token of the bad entry;
-//! malformed input never panics.
+//! is used, the operations are checked but not interpreted. PGN is read by
+//! [`crate::formats::pgn_read`] (pgn-reader; see there what it refuses and
+//! what it skips); each game's main line, or its first N plies, is replayed
+//! and stored as UCI moves in the variant's castling notation (`e1g1` in
+//! standard chess). Errors name the file, the line, the game and the token
+//! of the bad entry; malformed input never panics.
 //!
 //! Bad entries abort the load by default. [`LoadOptions::skip_bad`] instead
 //! drops them and reports each one in [`LoadedOpenings::skipped`]; a file with
@@ -27,12 +26,12 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 use thiserror::Error;
 
 use crate::formats::epd::read_epd_in;
 use crate::formats::fen::position_fen;
+use crate::formats::pgn_read::{PgnLines, PgnRules};
 use crate::variant::{parse_position, Variant};
 
 /// One opening: a start position plus moves to play from it before the
@@ -349,401 +348,36 @@ pub fn is_fingerprint(s: &str) -> bool {
 /// gets its id.
 type Entry = (Option<String>, Vec<String>);
 
-/// One lexical item of PGN text.
-#[derive(Debug, PartialEq, Eq)]
-enum Token<'a> {
-    /// `[Name "value"]`.
-    Tag {
-        name: &'a [u8],
-        value: String,
-    },
-    /// A `[` that does not open a well-formed tag pair.
-    BadTag,
-    /// `{...}`, `; ...` or a `%` escape line.
-    Comment,
-    /// `{` without its `}`: the rest of the file was swallowed.
-    UnterminatedComment,
-    Open,
-    Close,
-    /// `1-0`, `0-1`, `1/2-1/2`, `*` (or `½-½`).
-    Result,
-    /// `$n`, or a standalone `!`, `?`, `!!`, `??`, `!?`, `?!`.
-    Annotation,
-    /// `12.`, `12...` or a bare `12`.
-    MoveNumber,
-    /// Anything else: a move (possibly with a glued move number and
-    /// suffixes), or junk.
-    Word(&'a [u8]),
-}
-
-/// Splits PGN bytes into [`Token`]s, each with its 1-based line. Never fails:
-/// malformed input becomes tokens the game reader refuses.
-struct Lexer<'a> {
-    data: &'a [u8],
-    i: usize,
-    line: usize,
-}
-
-/// Bytes that end a word (`.` does not: `12.Nf3` is one word).
-fn ends_word(b: u8) -> bool {
-    b.is_ascii_whitespace() || b"{}()[];".contains(&b)
-}
-
-impl<'a> Lexer<'a> {
-    fn new(data: &'a [u8]) -> Self {
-        let bom = if data.starts_with("\u{feff}".as_bytes()) {
-            3
-        } else {
-            0
-        };
-        Lexer {
-            data,
-            i: bom,
-            line: 1,
-        }
-    }
-
-    /// Advance over `n` bytes, counting lines.
-    fn bump(&mut self, n: usize) {
-        let end = (self.i + n).min(self.data.len());
-        self.line += self.data[self.i..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        self.i = end;
-    }
-
-    fn skip_line(&mut self) {
-        while self.i < self.data.len() && self.data[self.i] != b'\n' {
-            self.i += 1;
-        }
-    }
-
-    /// The next token and its line without consuming it.
-    fn peek(&mut self) -> Option<(Token<'a>, usize)> {
-        let (i, line) = (self.i, self.line);
-        let next = self.next();
-        (self.i, self.line) = (i, line);
-        next
-    }
-
-    fn next(&mut self) -> Option<(Token<'a>, usize)> {
-        let data = self.data;
-        loop {
-            let &b = data.get(self.i)?;
-            if b.is_ascii_whitespace() {
-                self.bump(1);
-                continue;
-            }
-            // A `%` in the first column escapes the rest of the line.
-            if b == b'%' && (self.i == 0 || data[self.i - 1] == b'\n') {
-                self.skip_line();
-                continue;
-            }
-            let line = self.line;
-            let token = match b {
-                b'[' => self.tag(),
-                b'{' => match data[self.i..].iter().position(|&c| c == b'}') {
-                    Some(end) => {
-                        self.bump(end + 1);
-                        Token::Comment
-                    }
-                    None => {
-                        self.bump(data.len() - self.i);
-                        Token::UnterminatedComment
-                    }
-                },
-                b';' => {
-                    self.skip_line();
-                    Token::Comment
-                }
-                b'(' => {
-                    self.bump(1);
-                    Token::Open
-                }
-                b')' => {
-                    self.bump(1);
-                    Token::Close
-                }
-                b'*' => {
-                    self.bump(1);
-                    Token::Result
-                }
-                _ => {
-                    // At least one byte: a stray `}` or `]` is a word of its own.
-                    let len = data[self.i + 1..]
-                        .iter()
-                        .position(|&c| ends_word(c))
-                        .map_or(data.len() - self.i, |n| n + 1);
-                    let word = &data[self.i..self.i + len];
-                    self.bump(len);
-                    classify_word(word)
-                }
-            };
-            return Some((token, line));
-        }
-    }
-
-    /// A tag pair `[Name "value"]` on one line (`\"` and `\\` escaped).
-    fn tag(&mut self) -> Token<'a> {
-        let data = self.data;
-        let mut j = self.i + 1;
-        let skip_blanks = |j: &mut usize| {
-            while data.get(*j).is_some_and(|&c| c == b' ' || c == b'\t') {
-                *j += 1;
-            }
-        };
-        skip_blanks(&mut j);
-        let name_start = j;
-        while data
-            .get(j)
-            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
-        {
-            j += 1;
-        }
-        let name = &data[name_start..j];
-        skip_blanks(&mut j);
-        let mut value = Vec::new();
-        let mut ok = !name.is_empty() && data.get(j) == Some(&b'"');
-        if ok {
-            j += 1;
-            loop {
-                match data.get(j) {
-                    Some(b'\\') if matches!(data.get(j + 1), Some(b'"' | b'\\')) => {
-                        value.push(data[j + 1]);
-                        j += 2;
-                    }
-                    Some(b'"') => {
-                        j += 1;
-                        break;
-                    }
-                    Some(b'\n') | None => {
-                        ok = false;
-                        break;
-                    }
-                    Some(&c) => {
-                        value.push(c);
-                        j += 1;
-                    }
-                }
-            }
-        }
-        if ok {
-            skip_blanks(&mut j);
-            ok = data.get(j) == Some(&b']');
-        }
-        if !ok {
-            self.skip_line();
-            return Token::BadTag;
-        }
-        self.bump(j + 1 - self.i);
-        Token::Tag {
-            name,
-            value: String::from_utf8_lossy(&value).trim().to_string(),
-        }
-    }
-}
-
-fn classify_word(word: &[u8]) -> Token<'_> {
-    match word {
-        b"1-0" | b"0-1" | b"1/2-1/2" => return Token::Result,
-        _ if word == "½-½".as_bytes() => return Token::Result,
-        _ => {}
-    }
-    let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
-    if digits > 0 && word[digits..].iter().all(|&c| c == b'.') {
-        return Token::MoveNumber;
-    }
-    if word.len() <= 2 && word.iter().all(|c| b"!?".contains(c)) {
-        return Token::Annotation;
-    }
-    if word.len() > 1 && word[0] == b'$' && word[1..].iter().all(u8::is_ascii_digit) {
-        return Token::Annotation;
-    }
-    Token::Word(word)
-}
-
-/// The SAN in a word, as python-chess reads it: a glued move number
-/// (`12.Nf3`, `12...Nf3`) and check, mate and annotation suffixes (`+`,
-/// `#`, `++`, `!?`) are dropped; castling may be written with zeros.
-fn san_of_word(word: &[u8]) -> Option<San> {
-    let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
-    let dots = word[digits..].iter().take_while(|&&c| c == b'.').count();
-    let word = if digits > 0 && dots > 0 {
-        &word[digits + dots..]
-    } else {
-        word
-    };
-    let end = word.len()
-        - word
-            .iter()
-            .rev()
-            .take_while(|c| b"+#!?".contains(c))
-            .count();
-    let core = &word[..end];
-    let san = match core {
-        b"0-0" => San::from_ascii(b"O-O"),
-        b"0-0-0" => San::from_ascii(b"O-O-O"),
-        _ => San::from_ascii(core),
-    };
-    san.ok()
-        .filter(|s| !matches!(s, San::Null | San::Put { .. }))
-}
-
-/// Read one game's tags and main line from `lx`, consuming the whole game
-/// (up to its result, the next game's tags or the end of the file) even
-/// after a fault, so the next game starts in the right place. A fault is
-/// the line and reason of the first problem.
-fn read_game(
-    lx: &mut Lexer<'_>,
-    plies: Option<usize>,
-    want: Variant,
-) -> Result<Entry, (usize, String)> {
-    let start_line = lx.peek().map_or(lx.line, |(_, line)| line);
-    let mut fault: Option<(usize, String)> = None;
-    // Only the first fault is reported.
-    fn fail(fault: &mut Option<(usize, String)>, line: usize, reason: String) {
-        fault.get_or_insert((line, reason));
-    }
-    let mut fen_tag = None;
-    let mut variant = None;
-    while let Some((token @ (Token::Tag { .. } | Token::BadTag), line)) = lx.peek() {
-        lx.next();
-        match token {
-            Token::Tag { name, value } if name.eq_ignore_ascii_case(b"FEN") => {
-                fen_tag = Some((value, line))
-            }
-            Token::Tag { name, value } if name.eq_ignore_ascii_case(b"Variant") => {
-                variant = Some((value, line))
-            }
-            Token::Tag { .. } => {}
-            _ => fail(
-                &mut fault,
-                line,
-                "malformed tag pair (expected [Name \"value\"] on one line)".into(),
-            ),
-        }
-    }
-    if let Some((variant, line)) = &variant {
-        // A standard game is also a Chess960 one (start position 518).
-        if !(Variant::Standard.matches_pgn_tag(variant) || want.matches_pgn_tag(variant)) {
-            let reason = if Variant::Chess960.matches_pgn_tag(variant) {
-                format!(
-                    "variant '{variant}': a Chess960 game in a standard match; play it with \
-                     `variant: chess960` or `-variant fischerandom`"
-                )
-            } else {
-                format!("unsupported variant '{variant}' (standard chess and Chess960 only)")
-            };
-            fail(&mut fault, *line, reason);
-        }
-    }
-    let (fen, mut pos) = match &fen_tag {
-        Some((text, line)) => match parse_position(text, want) {
-            Ok(pos) => (Some(position_fen(&pos)), pos),
-            Err(reason) => {
-                fail(&mut fault, *line, format!("FEN tag: {reason}"));
-                (None, want.start_position())
-            }
-        },
-        None => (None, want.start_position()),
-    };
-    let mode = want.castling_mode();
-    let mut moves = Vec::new();
-    let mut seen = 0usize;
-    let mut depth = 0usize;
-    let mut last_line = start_line;
-    while let Some((token, line)) = lx.peek() {
-        if matches!(token, Token::Tag { .. } | Token::BadTag) {
-            // The next game's tags (its result token was missing).
-            break;
-        }
-        lx.next();
-        last_line = line;
-        match token {
-            Token::Result if depth == 0 => break,
-            Token::Open => depth += 1,
-            Token::Close if depth == 0 => fail(&mut fault, line, "')' without '('".into()),
-            Token::Close => depth -= 1,
-            Token::UnterminatedComment => {
-                fail(&mut fault, line, "'{' comment without its '}'".into())
-            }
-            Token::Word(word) if depth == 0 => {
-                let ply = seen;
-                seen += 1;
-                if fault.is_some() || plies.is_some_and(|limit| ply >= limit) {
-                    continue;
-                }
-                let text = String::from_utf8_lossy(word);
-                let Some(san) = san_of_word(word) else {
-                    let reason = format!(
-                        "unreadable token '{text}' (ply {}): not a move, move number, \
-                         annotation, comment or result",
-                        ply + 1
-                    );
-                    fail(&mut fault, line, reason);
-                    continue;
-                };
-                match san.to_move(&pos) {
-                    Ok(m) => {
-                        moves.push(m.to_uci(mode).to_string());
-                        pos.play_unchecked(m);
-                    }
-                    Err(e) => fail(
-                        &mut fault,
-                        line,
-                        format!("move '{text}' (ply {}): {e}", ply + 1),
-                    ),
-                }
-            }
-            // Comments, annotations, move numbers, and everything inside a
-            // variation (not part of the opening).
-            _ => {}
-        }
-    }
-    if depth > 0 {
-        fail(
-            &mut fault,
-            last_line,
-            "'(' variation without its ')'".into(),
-        );
-    }
-    if seen == 0 && fen_tag.is_none() {
-        fail(
-            &mut fault,
-            start_line,
-            "no moves and no FEN tag (not an opening)".into(),
-        );
-    }
-    match fault {
-        Some(f) => Err(f),
-        None => Ok((fen, moves)),
-    }
-}
-
-/// Read every game of a PGN opening suite. Each main-line token must be a
-/// move the position allows (suffixes as python-chess reads them), a move
-/// number, an annotation, a comment or a result: anything else is refused
-/// with its line and game rather than skipped, so moves never shift to the
-/// other side.
+/// Read every game of a PGN opening suite through the one PGN reader
+/// ([`crate::formats::pgn_read::PgnLines`]); moves are stored as UCI in the
+/// variant's castling notation.
 fn read_pgn(
     data: &[u8],
     path: &Path,
     options: &LoadOptions,
     accept: &mut dyn FnMut(Result<Entry, OpeningError>) -> Result<(), OpeningError>,
 ) -> Result<(), OpeningError> {
-    let mut lx = Lexer::new(data);
-    let mut game = 0usize;
-    while lx.peek().is_some() {
-        game += 1;
-        let entry = read_game(&mut lx, options.plies, options.variant).map_err(|(line, reason)| {
-            OpeningError::BadPgn {
+    let rules = PgnRules {
+        variant: options.variant,
+        max_plies: options.plies,
+    };
+    let mode = options.variant.castling_mode();
+    for line in PgnLines::new(data, rules) {
+        let entry = match line {
+            Ok(line) => Ok((
+                line.has_fen.then(|| position_fen(&line.start)),
+                line.moves
+                    .iter()
+                    .map(|m| m.to_uci(mode).to_string())
+                    .collect(),
+            )),
+            Err(fault) => Err(OpeningError::BadPgn {
                 path: path.to_path_buf(),
-                game,
-                line,
-                reason,
-            }
-        });
+                game: fault.game,
+                line: fault.line,
+                reason: fault.reason,
+            }),
+        };
         accept(entry)?;
     }
     Ok(())
