@@ -43,7 +43,7 @@ fn fake_pair(pair: u64, score: u32) -> PairResult {
             first: 0,
             second: 1,
             opening: Some(pair as usize),
-            games: [game(0, 1, r(g1, true)), game(1, 0, r(g2, false))],
+            games: vec![game(0, 1, r(g1, true)), game(1, 0, r(g2, false))],
         },
         pgn: format!("[Round \"{}.1\"]\n\n*\n", pair + 1),
     }

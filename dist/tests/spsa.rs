@@ -71,7 +71,7 @@ fn fake_pair(pair: u64, wins: u32) -> PairResult {
             first: 0,
             second: 1,
             opening: None,
-            games: [game(0, 1, wins >= 1), game(1, 0, wins >= 2)],
+            games: vec![game(0, 1, wins >= 1), game(1, 0, wins >= 2)],
         },
         pgn: String::new(),
     }

@@ -115,7 +115,7 @@ pub fn drawn_pair(pair: u64) -> karsinta_dist::queue::PairResult {
             first: 0,
             second: 1,
             opening: None,
-            games: [g(0, 1), g(1, 0)],
+            games: vec![g(0, 1), g(1, 0)],
         },
         pgn: String::new(),
     }

@@ -35,6 +35,14 @@ impl MatchTest {
     /// The test of a resolved match config: checks its openings and
     /// schedule as `karsinta match` would.
     pub fn new(cfg: &MatchConfig) -> Result<MatchTest, DbError> {
+        // The fleet's SPRT state is pentanomial (`sprt_penta`).
+        if let (Some(why), Some(_)) = (cfg.colours.why_trinomial(), &cfg.sprt) {
+            return Err(DbError::Invalid(format!(
+                "{}: {why}: the games are not colour-swapped pairs, and the fleet's SPRT counts \
+                 only those; run this SPRT with karsinta match, or keep the default colours",
+                cfg.path.display()
+            )));
+        }
         let plan = MatchPlan::new(cfg).map_err(invalid)?;
         Ok(MatchTest {
             cfg: cfg.clone(),

@@ -93,7 +93,7 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
     let kind = MatchTest::of(&test)?;
     let cfg = &kind.cfg;
     let pairings = karsinta_harness::run::pairings(cfg.tournament, cfg.engines.len());
-    let mut tally = Tally::new(pairings, cfg.sprt);
+    let mut tally = Tally::new(pairings, cfg.sprt).counting(cfg.colours.counting());
     for (e, _, _) in stored_pairs(c, test.id, test.counted_pairs())? {
         tally.add(&e);
     }

@@ -113,7 +113,10 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
                 .into_iter()
                 .map(|(e, _, _)| e)
                 .collect();
-            let mut charts = json!({ "penta": penta_chart("t", &s.pentanomial) });
+            let mut charts = json!({});
+            if let Some(p) = &s.pentanomial {
+                charts["penta"] = json!(penta_chart("t", p));
+            }
             let progress = progress_svgs(&entries, m.kind.cfg.sprt, "t").unwrap_or_default();
             for (key, svg) in ["elo", "llr"].into_iter().zip(progress) {
                 charts[key] = json!(svg);

@@ -156,7 +156,7 @@ function render(j) {
   setText('batches', t.batches_done + ' / ' + t.batches);
   if (s) {
     setText('wdl', s.wins + ' / ' + s.draws + ' / ' + s.losses);
-    setText('penta', s.pentanomial.join(' '));
+    setText('penta', s.pentanomial ? s.pentanomial.join(' ') : 'trinomial (no colour-swapped pairs)');
     setText('elo', fmt(t.elo, 1) + ' \u00b1 ' + fmt(t.elo_error, 1));
     setText('los', fmt(100 * t.los, 1) + '%');
     llrBar(document.querySelector('td[data-k="sprt"]'), t.sprt);

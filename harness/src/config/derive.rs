@@ -42,7 +42,7 @@ impl MatchConfig {
         let mut c = self.clone();
         c.resolved.sprt = Some(sprt);
         c.sprt = resolve_sprt(&c.resolved, c.tournament, &c.path)?;
-        c.games = resolve_games(&mut c.resolved, &c.path)?;
+        c.games = resolve_games(&mut c.resolved, c.colours, &c.path)?;
         Ok(c)
     }
 
@@ -54,7 +54,7 @@ impl MatchConfig {
         if let Some(s) = c.resolved.sprt.as_mut().filter(|s| s.max_games.is_some()) {
             s.max_games = Some(games);
         }
-        c.games = resolve_games(&mut c.resolved, &c.path)?;
+        c.games = resolve_games(&mut c.resolved, c.colours, &c.path)?;
         Ok(c)
     }
 

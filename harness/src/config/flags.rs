@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::config::{
-    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, RawTablebases,
-    TournamentKind,
+    RawAdjudication, RawColours, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt,
+    RawTablebases, TournamentKind,
 };
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::clock::TimeControl;
@@ -92,6 +92,8 @@ const SUPPORTED: &[&str] = &[
     "-rounds",
     "-games",
     "-repeat",
+    "-noswap",
+    "-reverse",
     "-concurrency",
     "-force-concurrency",
     "-sprt",
@@ -129,14 +131,6 @@ const SUPPORTED: &[&str] = &[
 
 /// Flags of those tools that Karsinta refuses, and why.
 const REFUSED: &[(&str, &str)] = &[
-    (
-        "-noswap",
-        "Karsinta always plays each opening with both colours",
-    ),
-    (
-        "-reverse",
-        "Karsinta always plays each opening with both colours",
-    ),
     (
         "-config",
         "fastchess's JSON state; continue a Karsinta run with `karsinta match --resume RUN`",
@@ -223,7 +217,7 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
           tc=[MOVES/]TIME[+INC] st=SEC nodes=N depth=N plies=N timemargin=MS; after -engine:
           that engine's own limits (time or node odds); nodes=/depth= with tc= keep the clock
   -openings file=FILE format=epd|pgn order=sequential|random plies=N start=N (from 1)
-  -rounds N   -games 2   -repeat   -concurrency N   -srand SEED (or -seed)   -event NAME
+  -rounds N   -games 1|2   -repeat [N]   -noswap   -reverse   -concurrency N   -srand SEED   -event NAME
   -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic
   -draw movenumber=N movecount=N score=CP   -resign movecount=N score=CP twosided=true|false
   -maxmoves N   -pgnout file=FILE [append=false]   -tournament roundrobin|gauntlet   -startup-ms MS
@@ -427,8 +421,14 @@ struct Gathered {
     each: Vec<(String, String)>,
     engines: Vec<EngineKeys>,
     rounds: Option<u64>,
+    /// `-games N` as given.
     games: Option<u64>,
-    repeat: bool,
+    /// `-repeat [N]` as given (`Some(None)`: no value).
+    repeat: Option<Option<u64>>,
+    /// Games per round: `-games` or `-repeat`, the later one (fastchess
+    /// stores both in one number).
+    per_round: Option<u64>,
+    colours: RawColours,
     sprt: Option<RawSprt>,
     adjudication: RawAdjudication,
     /// `-tb` and its companions, given in any order.
@@ -454,15 +454,16 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
     if let Some(m) = common_margin(&limits)? {
         g.raw.time_margin_ms = Some(parse_num("-each", "timemargin", &m)?);
     }
-    let per_round = games_per_round(g.games, g.repeat, g.rounds)?;
-    let Some(rounds) = g.rounds else {
-        return Err(invalid("-rounds", "missing: how many rounds (game pairs)?"));
-    };
-    if rounds == 0 {
-        return Err(invalid("-rounds", "must be at least 1"));
-    }
+    let (per_round, rounds, note) = games_and_rounds(&g)?;
+    g.t.notes.extend(note);
     let mut raw = g.raw;
     raw.games = Some(rounds * per_round);
+    if per_round == 1 {
+        g.colours.games_per_opening = Some(1);
+    }
+    if g.colours != RawColours::default() {
+        raw.colours = Some(g.colours);
+    }
     if let Some(mut s) = g.sprt {
         s.max_games = raw.games;
         raw.sprt = Some(s);
@@ -506,10 +507,23 @@ impl Gathered {
             "-each" => self.each.extend(g.pairs(ENGINE_KEYS)?),
             "-openings" => self.raw.openings = Some(openings_flag(g)?),
             "-rounds" => self.rounds = Some(g.number()?),
-            "-games" => self.games = Some(g.number()?),
+            "-games" => {
+                let n = g.number()?;
+                self.games = Some(n);
+                self.per_round = Some(n);
+            }
             "-repeat" => {
-                repeat_flag(g)?;
-                self.repeat = true;
+                let n = repeat_flag(g)?;
+                self.repeat = Some(n);
+                self.per_round = Some(n.unwrap_or(2));
+            }
+            "-noswap" => {
+                g.none()?;
+                self.colours.swap = Some(false);
+            }
+            "-reverse" => {
+                g.none()?;
+                self.colours.reverse = Some(true);
             }
             "-sprt" => self.sprt = Some(sprt_flag(g)?),
             "-draw" | "-resign" | "-maxmoves" => {
@@ -686,17 +700,16 @@ fn openings_flag(g: &Group<'_>) -> Result<RawOpenings, FlagError> {
     Ok(o)
 }
 
-/// `-repeat` (or `-repeat 2`): each opening twice, colours swapped.
-fn repeat_flag(g: &Group<'_>) -> Result<(), FlagError> {
-    if let Some(v) = g.values.first() {
-        if *v != "2" || g.values.len() > 1 {
-            return Err(unsupported(
-                g.flag,
-                format!("-repeat {}: Karsinta plays each opening exactly twice, colours swapped (-repeat or -repeat 2)", g.values.join(" ")),
-            ));
-        }
+/// `-repeat [N]`: the games per round, 2 without a value (fastchess).
+fn repeat_flag(g: &Group<'_>) -> Result<Option<u64>, FlagError> {
+    match g.values.as_slice() {
+        [] => Ok(None),
+        [_] => g.number().map(Some),
+        _ => Err(invalid(
+            g.flag,
+            format!("takes at most one value, got {}", g.values.join(" ")),
+        )),
     }
-    Ok(())
 }
 
 /// `-sprt elo0= elo1= alpha= beta= model=`.
@@ -1014,27 +1027,72 @@ fn common_margin(limits: &[RunLimits]) -> Result<Option<String>, FlagError> {
     }
 }
 
-/// Games per round from `-games` and `-repeat`: one colour-swapped pair.
-fn games_per_round(
-    games: Option<u64>,
-    repeat: bool,
-    rounds: Option<u64>,
-) -> Result<u64, FlagError> {
-    match (games, repeat) {
-        (None, _) | (Some(2), _) => Ok(2),
-        (Some(1), true) => Err(unsupported(
+/// Games per round (1 or 2: the games from one opening) and rounds, read
+/// as fastchess reads `-games`, `-repeat` and `-rounds`: the later of
+/// `-games N` and `-repeat [N]` gives the games per round (default 2), and
+/// more than 2 games per round are taken as the rounds, the rounds then as
+/// the games per round (fastchess swaps the two numbers; the note says so).
+fn games_and_rounds(g: &Gathered) -> Result<(u64, u64, Option<String>), FlagError> {
+    let repeat_text = |r: &Option<u64>| match r {
+        Some(n) => format!("-repeat {n}"),
+        None => "-repeat".to_string(),
+    };
+    if let (Some(1), Some(r)) = (g.games, &g.repeat) {
+        return Err(unsupported(
             "-games",
-            "-games 1 -repeat: fastchess reads it as -games 2, cutechess-cli as one game per round; write -games 2",
-        )),
-        (Some(1), false) => Err(unsupported(
-            "-games",
-            "-games 1: Karsinta plays every opening twice with colours swapped; use -games 2 (or -repeat)",
-        )),
-        (Some(n), _) => Err(unsupported(
-            "-games",
-            format!("-games {n}: Karsinta plays each opening once per colour; use -rounds {} -games 2", rounds.unwrap_or(1) * n / 2),
-        )),
+            format!(
+                "-games 1 {}: fastchess reads it as -games {}, cutechess-cli as one game per round; write -games {}",
+                repeat_text(r),
+                r.unwrap_or(2),
+                r.unwrap_or(2)
+            ),
+        ));
     }
+    let Some(rounds) = g.rounds else {
+        // cutechess-cli's `-games N` alone is N games in all.
+        let hint = g.games.map_or_else(String::new, |n| {
+            let per = g.repeat.map_or(1, |r| r.unwrap_or(2)).clamp(1, 2);
+            let given = match &g.repeat {
+                Some(r) => format!("-games {n} {}", repeat_text(r)),
+                None => format!("-games {n}"),
+            };
+            format!(
+                " ({given} without -rounds is {n} games in cutechess-cli: write -rounds {} -games {per})",
+                (n / per).max(1)
+            )
+        });
+        return Err(invalid(
+            "-rounds",
+            format!("missing: how many rounds (games per opening: -games)?{hint}"),
+        ));
+    };
+    let per_round = g.per_round.unwrap_or(2);
+    if per_round == 0 {
+        return Err(invalid("-games", "must be at least 1"));
+    }
+    if rounds == 0 {
+        return Err(invalid("-rounds", "must be at least 1"));
+    }
+    if per_round <= 2 {
+        return Ok((per_round, rounds, None));
+    }
+    // fastchess: "wrong config, lets try to fix it".
+    if rounds > 2 {
+        return Err(unsupported(
+            "-games",
+            format!(
+                "-games {per_round} -rounds {rounds}: at most 2 games per opening (fastchess reads \
+                 -games {per_round} as -rounds {per_round} and refuses -games {rounds}); for \
+                 {} games write -rounds {} -games 2",
+                per_round * rounds,
+                (per_round * rounds).div_ceil(2)
+            ),
+        ));
+    }
+    let note = format!(
+        "-games {per_round}: read as fastchess reads it with -rounds {rounds}: -rounds {per_round} -games {rounds}"
+    );
+    Ok((rounds, per_round, Some(note)))
 }
 
 /// `A-vs-B` for a match, `FIRST-N` for more engines.
@@ -1134,14 +1192,14 @@ mod tests {
         let e = |extra: &str| tr(&format!("{base} {extra}")).unwrap_err().to_string();
         assert!(e("-concurency 2")
             .contains("-concurency: unknown flag (nearest supported: -concurrency"));
-        assert!(e("-noswap").contains("-noswap: not supported"));
         assert!(e("-openings file=x formt=epd")
             .contains("formt: unknown key (nearest supported: format)"));
         assert!(e("-each nodse=5").contains("nearest supported: nodes"));
         assert!(e("-each nodes=x").contains("nodes=x"));
-        assert!(e("-games 1").contains("-games 1"));
-        assert!(e("-games 4").contains("-rounds 4 -games 2"));
-        assert!(e("-repeat 1").contains("-repeat 1"));
+        assert!(e("-games 1 -repeat").contains("-games 1 -repeat"));
+        assert!(e("-games 0").contains("-games: must be at least 1"));
+        assert!(e("-games 4 -rounds 5").contains("-rounds 10 -games 2"));
+        assert!(e("-noswap yes").contains("-noswap: takes no value"));
         assert!(e("-sprt elo0=0 elo1=5 model=bayesian").contains("BayesElo"));
         assert!(e("-tb /syzygy -tbadjudicate WINS").contains("-tbadjudicate: 'WINS'"));
         assert!(e("-tbpieces 5").contains("-tbpieces: needs -tb PATHS"));
@@ -1171,6 +1229,64 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no time control"));
+    }
+
+    /// fastchess's `-games`, `-repeat`, `-rounds`, `-noswap`, `-reverse`.
+    #[test]
+    fn colour_schedule_flags() {
+        let base = "-engine cmd=/a -engine cmd=/b -each tc=1+0.01";
+        let t = |extra: &str| tr(&format!("{base} {extra}")).unwrap();
+        let colours = |extra: &str| t(extra).config.colours;
+        // The default: colour-swapped pairs, no colours block.
+        let d = t("-rounds 3");
+        assert_eq!((d.config.games, d.config.colours.clone()), (Some(6), None));
+        // -games 1: each opening once, one game per round.
+        let one = t("-rounds 5 -games 1");
+        assert_eq!(one.config.games, Some(5));
+        let c = one.config.colours.clone().unwrap();
+        assert_eq!(
+            (c.games_per_opening, c.swap, c.reverse),
+            (Some(1), None, None)
+        );
+        // -repeat 1 is -games 1, as fastchess reads it; the later flag wins.
+        assert_eq!(colours("-rounds 5 -repeat 1"), one.config.colours);
+        assert_eq!(t("-rounds 5 -repeat 1 -games 2").config.games, Some(10));
+        let c = colours("-rounds 2 -noswap -reverse").unwrap();
+        assert_eq!(
+            (c.games_per_opening, c.swap, c.reverse),
+            (None, Some(false), Some(true))
+        );
+        // More than two games per round are rounds (fastchess swaps them).
+        let swapped = t("-games 4 -rounds 2");
+        assert_eq!(swapped.config.games, Some(8));
+        assert_eq!(swapped.config.colours, None);
+        assert!(
+            swapped
+                .notes
+                .iter()
+                .any(|n| n.contains("-rounds 4 -games 2")),
+            "{:?}",
+            swapped.notes
+        );
+        let per_game = t("-games 300 -rounds 1");
+        assert_eq!(per_game.config.games, Some(300));
+        assert_eq!(per_game.config.colours.unwrap().games_per_opening, Some(1));
+        // The translation resolves to the schedule it says.
+        let inprocess =
+            "-engine proto=inprocess name=a -engine proto=inprocess name=b -each nodes=100";
+        let cfg = crate::config::MatchConfig::resolve(
+            tr(&format!("{inprocess} -rounds 3 -games 1 -noswap"))
+                .unwrap()
+                .config,
+            Path::new("/x.yaml"),
+            &crate::config::Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(cfg.games, 3);
+        assert_eq!(cfg.pairs_per_pairing(), 3);
+        assert_eq!(cfg.colours.counting(), crate::stats::Counting::Trinomial);
+        let back: RawConfig = serde_yaml::from_str(&config_yaml(&one, "x")).unwrap();
+        assert_eq!(back, one.config);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! builds, the gate's SPRT, verify matches) come from its methods in
 //! `derive.rs`, not from editing YAML and resolving it again.
 
+mod colours;
 mod derive;
 pub mod engine;
 mod error;
@@ -24,12 +25,13 @@ mod schema;
 mod tablebases;
 pub use tablebases::resolve_tablebases;
 
+pub use colours::ColourSchedule;
 pub use error::ConfigError;
 pub use resolve::{
     resolve_engine_description, resolve_engine_entry, MatchConfig, OpeningsConfig, Overrides,
     DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
 };
 pub use schema::{
-    RawAdjudication, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt, RawTablebases,
-    TournamentKind,
+    RawAdjudication, RawColours, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt,
+    RawTablebases, TournamentKind,
 };

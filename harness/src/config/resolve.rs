@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::colours::{resolve_colours, ColourSchedule};
 use super::error::ConfigError;
 use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
 use super::tablebases::resolve_tablebases;
@@ -47,13 +48,8 @@ impl Overrides {
             message,
         };
         if let Some(g) = self.games {
-            if g == 0 || !g.is_multiple_of(2) {
-                return Err(flag(
-                    "--games",
-                    format!(
-                        "{g} is not a positive even number (games come in colour-swapped pairs)"
-                    ),
-                ));
+            if g == 0 {
+                return Err(flag("--games", "0: give at least one game".to_string()));
             }
         }
         if let Some(c) = self.concurrency {
@@ -91,8 +87,10 @@ pub struct MatchConfig {
     pub path: PathBuf,
     pub engines: Vec<PlayerSpec>,
     pub tournament: TournamentKind,
-    /// Games per pairing (even). With SPRT: the cap.
+    /// Games per pairing (even for colour-swapped pairs). With SPRT: the cap.
     pub games: u64,
+    /// Games per opening and who is White in each.
+    pub colours: ColourSchedule,
     pub concurrency: usize,
     pub seed: u64,
     pub settings: GameSettings,
@@ -299,7 +297,8 @@ impl MatchConfig {
         let concurrency = resolve_concurrency(&mut raw, path)?;
         let seed = resolve_seed(&mut raw);
         let sprt = resolve_sprt(&raw, tournament, path)?;
-        let games = resolve_games(&mut raw, path)?;
+        let colours = resolve_colours(raw.colours.as_ref(), path)?;
+        let games = resolve_games(&mut raw, colours, path)?;
         let openings = resolve_openings(&mut raw, path, &base)?;
         let mut settings = resolve_game_settings(&mut raw, tc, path)?;
         // Absent means standard; not filled in, so that the resolved config
@@ -320,6 +319,7 @@ impl MatchConfig {
             engines,
             tournament,
             games,
+            colours,
             concurrency,
             seed,
             settings,
@@ -351,9 +351,10 @@ impl MatchConfig {
         &self.resolved
     }
 
-    /// Number of game pairs per pairing.
+    /// Number of game pairs per pairing (units of play: single games with
+    /// one game per opening).
     pub fn pairs_per_pairing(&self) -> u64 {
-        self.games / 2
+        self.games / u64::from(self.colours.games_per_opening)
     }
 
     /// The resolved config as YAML (reloadable with [`MatchConfig::load`]).
@@ -410,6 +411,15 @@ fn check_sections(raw: &RawConfig, path: &Path, accepted: &[&str]) -> Result<(),
 fn apply_overrides(raw: &mut RawConfig, overrides: &Overrides) -> Result<(), ConfigError> {
     overrides.validate()?;
     if let Some(g) = overrides.games {
+        let per_opening = raw.colours.as_ref().and_then(|c| c.games_per_opening);
+        if per_opening != Some(1) && !g.is_multiple_of(2) {
+            return Err(ConfigError::Flag {
+                flag: "--games".into(),
+                message: format!(
+                    "{g} is not a positive even number (games come in pairs, two per opening; colours.games_per_opening: 1 plays each opening once)"
+                ),
+            });
+        }
         raw.games = Some(g);
         // `--games` is the cap of an SPRT too.
         if let Some(s) = raw.sprt.as_mut().filter(|s| s.max_games.is_some()) {
@@ -721,8 +731,13 @@ pub(super) fn resolve_sprt(
     Ok(Some(params))
 }
 
-/// Games per pairing: `sprt.max_games`, else `games`; positive and even.
-pub(super) fn resolve_games(raw: &mut RawConfig, path: &Path) -> Result<u64, ConfigError> {
+/// Games per pairing: `sprt.max_games`, else `games`; positive, and even
+/// when the games come in pairs.
+pub(super) fn resolve_games(
+    raw: &mut RawConfig,
+    colours: ColourSchedule,
+    path: &Path,
+) -> Result<u64, ConfigError> {
     let games_key = if raw.sprt.as_ref().is_some_and(|s| s.max_games.is_some()) {
         "sprt.max_games"
     } else {
@@ -734,11 +749,14 @@ pub(super) fn resolve_games(raw: &mut RawConfig, path: &Path) -> Result<u64, Con
         .and_then(|s| s.max_games)
         .or(raw.games)
         .ok_or_else(|| invalid(path, "games", "missing (how many games per pairing?)"))?;
-    if games == 0 || !games.is_multiple_of(2) {
+    if games == 0 {
+        return Err(invalid(path, games_key, "0: give at least one game"));
+    }
+    if colours.games_per_opening == 2 && !games.is_multiple_of(2) {
         return Err(invalid(
             path,
             games_key,
-            format!("{games} is not a positive even number (games come in colour-swapped pairs)"),
+            format!("{games} is not a positive even number (games come in pairs, two per opening; colours.games_per_opening: 1 plays each opening once)"),
         ));
     }
     raw.games = Some(games);

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::colours::RawColours;
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
 use crate::play::tablebase::TbAdjudicate;
@@ -25,10 +26,15 @@ pub struct RawConfig {
     /// each other one) or `round_robin`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<TournamentKind>,
-    /// Games per pairing (even: games come in colour-swapped pairs). With an
-    /// `sprt:` block, the most games before the test is called inconclusive.
+    /// Games per pairing (even when the games come in colour-swapped
+    /// pairs, the default). With an `sprt:` block, the most games before
+    /// the test is called inconclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub games: Option<u64>,
+    /// Games per opening and who is White (fastchess `-games`, `-noswap`,
+    /// `-reverse`); absent: colour-swapped pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colours: Option<RawColours>,
     /// Games played at once (default: number of cores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<usize>,
@@ -86,6 +92,7 @@ impl RawConfig {
         "engines",
         "tournament",
         "games",
+        "colours",
         "concurrency",
         "seed",
         "time_control",

@@ -38,8 +38,19 @@ pub const DEFAULT_MAX_START_FAILURES: u32 = 3;
 /// Per-side options of one pair (see [`Player::configure`]): `[first, second]`.
 pub type PairOptions = Arc<[Vec<(String, String)>; 2]>;
 
-/// One game pair to play: the same opening twice, `first` White in game 1
-/// and Black in game 2.
+/// Which engine of a job is White in one of its games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seat {
+    /// The job's `first` engine is White.
+    First,
+    /// The job's `second` engine is White.
+    Second,
+}
+
+/// One unit of play from one opening: a game pair (the same opening twice,
+/// colours swapped: `first` White in game 1, Black in game 2, the usual
+/// schedule) or, in the schedules of [`crate::config::ColourSchedule`], a
+/// single game or a pair without the swap.
 #[derive(Clone, Debug)]
 pub struct PairJob {
     /// The caller's number for the pair (round tags, ledger key).
@@ -51,34 +62,62 @@ pub struct PairJob {
     /// Options set on each side before the pair (a tuner's perturbed
     /// parameters); `None` leaves the players as they are.
     pub options: Option<PairOptions>,
+    /// Who is White in each game, in playing order (one or two games).
+    pub whites: Vec<Seat>,
 }
 
-/// A pair whose two games are over: game 1 `first` as White, game 2 swapped.
+impl PairJob {
+    /// A colour-swapped pair: `first` White in game 1, `second` in game 2.
+    pub fn swapped(pair: u64, first: usize, second: usize, opening: Arc<Opening>) -> PairJob {
+        PairJob {
+            pair,
+            first,
+            second,
+            opening,
+            options: None,
+            whites: vec![Seat::First, Seat::Second],
+        }
+    }
+
+    /// White and Black (engine indices) of each game.
+    pub fn colours(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.whites.iter().map(|s| match s {
+            Seat::First => (self.first, self.second),
+            Seat::Second => (self.second, self.first),
+        })
+    }
+}
+
+/// A job whose games are over, in the order of [`PairJob::whites`].
 #[derive(Clone, Debug)]
 pub struct FinishedPair {
     pub job: PairJob,
-    pub games: [GameRecord; 2],
+    pub games: Vec<GameRecord>,
 }
 
 impl FinishedPair {
     /// The ledger's record of the pair; `pairing` is the caller's index of
     /// the engine pairing, `opening` the opening id if a suite is used.
     pub fn entry(&self, pairing: usize, opening: Option<usize>) -> PairEntry {
-        let (first, second) = (self.job.first, self.job.second);
-        let g = |i: usize, white, black| GameEntry {
-            white,
-            black,
-            result: self.games[i].result,
-            termination: self.games[i].termination,
-            plies: self.games[i].moves.len() as u32,
-        };
+        let games = self
+            .job
+            .colours()
+            .zip(&self.games)
+            .map(|((white, black), g)| GameEntry {
+                white,
+                black,
+                result: g.result,
+                termination: g.termination,
+                plies: g.moves.len() as u32,
+            })
+            .collect();
         PairEntry {
             pair: self.job.pair,
             pairing,
-            first,
-            second,
+            first: self.job.first,
+            second: self.job.second,
             opening,
-            games: [g(0, first, second), g(1, second, first)],
+            games,
         }
     }
 }
@@ -415,12 +454,9 @@ impl GameSlot<'_> {
         }
     }
 
-    fn play_pair(&mut self, job: &PairJob) -> Result<[GameRecord; 2], PairFailure> {
-        let mut games = Vec::with_capacity(2);
-        for (g, (white, black)) in [(job.first, job.second), (job.second, job.first)]
-            .into_iter()
-            .enumerate()
-        {
+    fn play_pair(&mut self, job: &PairJob) -> Result<Vec<GameRecord>, PairFailure> {
+        let mut games = Vec::with_capacity(job.whites.len());
+        for (g, (white, black)) in job.colours().enumerate() {
             for e in [white, black] {
                 self.ready(e).map_err(|err| PairFailure::Start(e, err))?;
             }
@@ -456,10 +492,7 @@ impl GameSlot<'_> {
             self.players[black] = Some(b);
             games.push(r.map_err(PairFailure::Game)?);
         }
-        match games.try_into() {
-            Ok(g) => Ok(g),
-            Err(_) => unreachable!("two games"),
-        }
+        Ok(games)
     }
 
     fn run<I: Iterator<Item = PairJob>>(&mut self, queue: &Queue<I>, tx: &mpsc::Sender<Message>) {

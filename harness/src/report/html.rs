@@ -21,7 +21,8 @@ use super::chart::{bar_chart, esc, line_chart, Chart};
 use crate::formats::pgn_write;
 use crate::play::game::{GameResult, Termination};
 use crate::run::ledger::PairEntry;
-use crate::stats::{EloModel, Pentanomial, SprtParams};
+use crate::run::tally::PairingTally;
+use crate::stats::{Counting, EloModel, SprtParams};
 
 /// A run folder the page cannot be made from.
 #[derive(Debug, Error)]
@@ -510,6 +511,13 @@ fn result_block(h: &mut String, run: &Run) {
             "pentanomial",
             format!("[{}] (LL, LD, DD+WL, WD, WW)", cells.join(", ")),
         );
+    } else if s["counting"] == "trinomial" {
+        row(
+            h,
+            "counting",
+            "trinomial: the games are not colour-swapped pairs, so Elo and SPRT count W/D/L"
+                .to_string(),
+        );
     }
     let sp = &s["sprt"];
     if !sp.is_null() {
@@ -561,29 +569,40 @@ pub fn progress_svgs(
     sprt: Option<SprtParams>,
     id: &str,
 ) -> Option<Vec<String>> {
-    let mut penta0 = Pentanomial::default();
-    let mut penta_first = Pentanomial::default();
-    let mut steps: Vec<(f64, Pentanomial, Pentanomial)> = Vec::new();
+    // Pentanomial only when every entry is a colour-swapped pair (as the
+    // run's tally counts them).
+    let counting = if pairs.iter().all(PairEntry::is_swapped_pair) {
+        Counting::Pentanomial
+    } else {
+        Counting::Trinomial
+    };
+    let mut pairing0 = PairingTally::default();
+    let mut first = PairingTally::default();
+    let mut steps: Vec<(f64, PairingTally, PairingTally)> = Vec::new();
     let n = pairs.len();
     let every = n.div_ceil(MAX_POINTS).max(1);
     for (i, p) in pairs.iter().enumerate() {
         if p.pairing == 0 {
-            penta0.add(p.first_points());
+            pairing0.add(p, counting);
         }
         if p.first == 0 {
-            penta_first.add(p.first_points());
+            first.add(p, counting);
         }
         if (i + 1) % every == 0 || i + 1 == n {
-            steps.push((penta_first.games() as f64, penta0, penta_first));
+            steps.push((first.wdl.games() as f64, pairing0.clone(), first.clone()));
         }
     }
     if steps.is_empty() {
         return None;
     }
+    let estimate = |t: &PairingTally| match counting {
+        Counting::Pentanomial => t.penta.estimate(),
+        Counting::Trinomial => t.wdl.estimate(),
+    };
     let mut elo = Vec::new();
     let mut band = Vec::new();
     for (g, _, pf) in &steps {
-        let e = pf.estimate();
+        let e = estimate(pf);
         // Points where the estimate exists (see `stats::Estimate`).
         if let Some(v) = e.elo.filter(|v| v.is_finite()) {
             elo.push((*g, v));
@@ -615,7 +634,13 @@ pub fn progress_svgs(
         let (lower, upper) = s.bounds();
         let llr: Vec<(f64, f64)> = steps
             .iter()
-            .map(|(_, p0, _)| (p0.games() as f64, s.llr_penta(p0)))
+            .map(|(_, p0, _)| {
+                let llr = match counting {
+                    Counting::Pentanomial => s.llr_penta(&p0.penta),
+                    Counting::Trinomial => s.llr_wdl(&p0.wdl),
+                };
+                (p0.wdl.games() as f64, llr)
+            })
             .filter(|(_, l)| l.is_finite())
             .collect();
         out.push(line_chart(&Chart {
@@ -810,6 +835,8 @@ fn openings_table(h: &mut String, run: &Run) {
         white_half: u64,
         first_half: u64,
         first_games: u64,
+        /// Colour-swapped pairs, and those the same colour won twice.
+        pairs: u64,
         same_colour_pairs: u64,
     }
     let mut by: BTreeMap<usize, O> = BTreeMap::new();
@@ -831,15 +858,18 @@ fn openings_table(h: &mut String, run: &Run) {
                 e.first_half += u64::from(g.half_points(0));
             }
         }
-        if white_wins == 2 || black_wins == 2 {
-            e.same_colour_pairs += 1;
+        if p.is_swapped_pair() {
+            e.pairs += 1;
+            if white_wins == 2 || black_wins == 2 {
+                e.same_colour_pairs += 1;
+            }
         }
     }
     if by.is_empty() {
         return;
     }
     let lopsided: u64 = by.values().map(|o| o.same_colour_pairs).sum();
-    let pairs: u64 = by.values().map(|o| o.games / 2).sum();
+    let pairs: u64 = by.values().map(|o| o.pairs).sum();
     let _ = write!(
         h,
         "<h3>Openings</h3><p>{} openings played; in {lopsided} of {pairs} pairs the same colour won both games \

@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use crate::config::{MatchConfig, TournamentKind};
 use crate::play::game::Termination;
-use crate::run::tally::{RunStatus, SprtSummary, SprtVerdict, Tally};
+use crate::run::tally::{PairingTally, RunStatus, SprtSummary, SprtVerdict, Tally};
 use crate::stats::two_decimals;
-use crate::stats::{fmt_opt, Estimate};
+use crate::stats::{fmt_opt, Counting, Estimate};
 
 /// One pairing's table row.
 #[derive(Clone, Debug, Serialize)]
@@ -26,7 +26,8 @@ pub struct PairingSummary {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    pub pentanomial: [u64; 5],
+    /// `null` when the games are counted one by one (see [`Summary::counting`]).
+    pub pentanomial: Option<[u64; 5]>,
     pub estimate: Estimate,
 }
 
@@ -88,10 +89,15 @@ pub struct Summary {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    /// `[LL, LD, DD+WL, DW, WW]` game pairs.
-    pub pentanomial: [u64; 5],
+    /// `pentanomial` (colour-swapped game pairs, the default) or
+    /// `trinomial` (one game per opening, or pairs without the colour
+    /// swap: W/D/L counts and estimates, as fastchess counts them).
+    pub counting: Counting,
+    /// `[LL, LD, DD+WL, DW, WW]` game pairs; `null` when `counting` is
+    /// `trinomial`.
+    pub pentanomial: Option<[u64; 5]>,
     /// The first engine's Elo, LOS, nElo and score from its pentanomial
-    /// counts, as each pairing's `estimate`; its figures are `null` where
+    /// (or, trinomial, W/D/L) counts, as each pairing's `estimate`; its figures are `null` where
     /// the counts cannot support them (see [`Estimate`]). `draw_ratio` is
     /// exact here, drawn games over games, not the pentanomial bound.
     pub estimate: Estimate,
@@ -159,7 +165,13 @@ impl Summary {
     pub fn build(cfg: &MatchConfig, tally: &Tally, status: RunStatus) -> Summary {
         let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
         let first = tally.first_engine();
-        let est = first.penta.estimate();
+        let counting = tally.counts();
+        let penta = |pt: &PairingTally| (counting == Counting::Pentanomial).then_some(pt.penta.0);
+        let estimate = |pt: &PairingTally| match counting {
+            Counting::Pentanomial => pt.penta.estimate(),
+            Counting::Trinomial => pt.wdl.estimate(),
+        };
+        let est = estimate(&first);
         let mut terminations: BTreeMap<String, u64> = Termination::ALL
             .iter()
             .map(|t| (t.key().to_string(), 0))
@@ -180,11 +192,11 @@ impl Summary {
                 wins: pt.wdl.wins,
                 draws: pt.wdl.draws,
                 losses: pt.wdl.losses,
-                pentanomial: pt.penta.0,
+                pentanomial: penta(pt),
                 estimate: Estimate {
                     // Exact from the games, not the pentanomial bound.
                     draw_ratio: (pt.wdl.games() > 0).then(|| pt.wdl.draw_ratio()),
-                    ..pt.penta.estimate()
+                    ..estimate(pt)
                 },
             })
             .collect();
@@ -214,7 +226,8 @@ impl Summary {
             wins: first.wdl.wins,
             draws: first.wdl.draws,
             losses: first.wdl.losses,
-            pentanomial: first.penta.0,
+            counting,
+            pentanomial: penta(&first),
             estimate: Estimate {
                 // Drawn games over all games: the counts are exact here,
                 // unlike the pentanomial bound, which counts WL pairs as draws.
@@ -280,9 +293,13 @@ impl Summary {
                 .map_or_else(|| "n/a".to_string(), |l| format!("{:.1}%", l * 100.0))
         );
         if let Some(sp) = &self.sprt {
+            let counts = match sp.counting {
+                Counting::Pentanomial => "",
+                Counting::Trinomial => " trinomial",
+            };
             let _ = writeln!(
                 s,
-                "SPRT  | {} [{:.2}, {:.2}] {} alpha={} beta={}",
+                "SPRT  | {} [{:.2}, {:.2}] {}{counts} alpha={} beta={}",
                 self.time_control,
                 sp.elo0,
                 sp.elo1,
@@ -320,12 +337,21 @@ impl Summary {
                 self.engines[0], self.games
             );
         }
-        let p = self.pentanomial;
-        let _ = writeln!(
-            s,
-            "Penta | [{}, {}, {}, {}, {}]",
-            p[0], p[1], p[2], p[3], p[4]
-        );
+        match self.pentanomial {
+            Some(p) => {
+                let _ = writeln!(
+                    s,
+                    "Penta | [{}, {}, {}, {}, {}]",
+                    p[0], p[1], p[2], p[3], p[4]
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "Penta | none: the games are not colour-swapped pairs; W/D/L (trinomial) counts"
+                );
+            }
+        }
         let ends: Vec<String> = self
             .terminations
             .iter()
@@ -393,7 +419,7 @@ mod tests {
         // The first engine wins with White and loses with Black.
         t.add(&pair(0, 0, 1, [WhiteWins, WhiteWins]));
         let s = Summary::build(&two_engines(), &t, RunStatus::Finished);
-        assert_eq!(s.pentanomial, [0, 0, 1, 0, 0]);
+        assert_eq!(s.pentanomial, Some([0, 0, 1, 0, 0]));
         assert_eq!((s.wins, s.draws, s.losses), (1, 0, 1));
         // The pentanomial bound would count the WL pair as two draws.
         assert_eq!(s.pairings[0].estimate.draw_ratio, Some(0.0));

@@ -401,20 +401,21 @@ pub fn check_engines(cfg: &MatchConfig, roles: &[&str]) -> Result<(), AbError> {
 /// Penta | [120, 1100, 2300, 1250, 168]
 /// ```
 /// Elo is logistic with its symmetric 95% half-width, from the pentanomial
-/// counts (from the trinomial ones if no pair finished); `options` are the
+/// counts (from the trinomial ones if no pair finished, or without
+/// `penta`: games that are not colour-swapped pairs, whose block then has
+/// no `Penta` line); `options` are the
 /// first engine's. Without an SPRT the second line starts with `TC` and the
 /// LLR line is left out.
 pub fn result_block(
     tc: &TimeControl,
     options: &[(String, String)],
     wdl: &Trinomial,
-    penta: &Pentanomial,
+    penta: Option<&Pentanomial>,
     sprt: Option<&SprtSummary>,
 ) -> String {
-    let est = if penta.pairs() > 0 {
-        penta.estimate()
-    } else {
-        wdl.estimate()
+    let est = match penta.filter(|p| p.pairs() > 0) {
+        Some(p) => p.estimate(),
+        None => wdl.estimate(),
     };
     let mut s = String::new();
     let _ = writeln!(
@@ -444,12 +445,14 @@ pub fn result_block(
         wdl.losses,
         wdl.draws
     );
-    let p = penta.0;
-    let _ = writeln!(
-        s,
-        "Penta | [{}, {}, {}, {}, {}]",
-        p[0], p[1], p[2], p[3], p[4]
-    );
+    if let Some(p) = penta {
+        let p = p.0;
+        let _ = writeln!(
+            s,
+            "Penta | [{}, {}, {}, {}, {}]",
+            p[0], p[1], p[2], p[3], p[4]
+        );
+    }
     s
 }
 
@@ -490,7 +493,7 @@ pub fn summary_block(cfg: &MatchConfig, summary: &Summary) -> String {
         &cfg.settings.tc,
         options,
         &wdl,
-        &Pentanomial(summary.pentanomial),
+        summary.pentanomial.map(Pentanomial).as_ref(),
         summary.sprt.as_ref(),
     )
 }
@@ -659,9 +662,11 @@ mod tests {
             upper: 2.944,
             decision: crate::run::tally::SprtVerdict::H1,
             pairs: penta.pairs(),
+            counting: crate::stats::Counting::Pentanomial,
+            games: penta.games(),
         };
         let tc: TimeControl = "8+0.08".parse().unwrap();
-        let block = result_block(&tc, &opts(), &wdl, &penta, Some(&sprt));
+        let block = result_block(&tc, &opts(), &wdl, Some(&penta), Some(&sprt));
         // The pentanomial Elo 8.6560 +- 4.0759 of these counts (fishtest's
         // formulas, the reference table in stats/tests.rs); the trinomial
         // counts would give 4.22 +- 4.82 (trinomial formulas).
@@ -672,8 +677,21 @@ mod tests {
                         Penta | [120, 1100, 2300, 1250, 168]\n";
         assert_eq!(block, expected);
         // Without a finished pair the trinomial counts are used.
-        let block = result_block(&tc, &opts(), &wdl, &Pentanomial::default(), Some(&sprt));
+        let block = result_block(
+            &tc,
+            &opts(),
+            &wdl,
+            Some(&Pentanomial::default()),
+            Some(&sprt),
+        );
         assert!(block.starts_with("Elo   | 4.22 +- 4.82 (95%)\n"), "{block}");
+        // Games that are not colour-swapped pairs: trinomial, no Penta line.
+        let trinomial = result_block(&tc, &opts(), &wdl, None, Some(&sprt));
+        assert!(
+            trinomial.starts_with("Elo   | 4.22 +- 4.82 (95%)\n"),
+            "{trinomial}"
+        );
+        assert!(!trinomial.contains("Penta"), "{trinomial}");
     }
 
     #[test]
@@ -683,7 +701,7 @@ mod tests {
             &tc,
             &[],
             &Trinomial::new(3, 4, 1),
-            &Pentanomial([0, 1, 1, 2, 0]),
+            Some(&Pentanomial([0, 1, 1, 2, 0])),
             None,
         );
         let lines: Vec<&str> = block.lines().collect();

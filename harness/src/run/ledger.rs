@@ -1,5 +1,6 @@
 //! The results ledger: an append-only JSON-lines file with one line per
-//! finished game pair. A pair is appended, flushed and fsync'ed before it is
+//! finished game pair (or single game, in a schedule of one game per
+//! opening). A pair is appended, flushed and fsync'ed before it is
 //! counted anywhere else, so after any interruption (even SIGKILL) the
 //! ledger holds exactly the pairs that were counted. `--resume` reloads it;
 //! a last line cut short by a kill mid-write is ignored and cut off.
@@ -25,19 +26,23 @@ pub struct GameEntry {
     pub plies: u32,
 }
 
-/// One finished game pair: the same opening with colours swapped.
+/// One finished game pair: the same opening with colours swapped; in the
+/// schedules of [`crate::config::ColourSchedule`], a single game or a pair
+/// without the swap.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairEntry {
     /// Global pair index (fixes the pairing and the opening).
     pub pair: u64,
     /// Index into the run's pairings.
     pub pairing: usize,
-    /// Engine indices; `first` plays white in the pair's first game.
+    /// Engine indices: the pairing's engines (`first` is the point of view
+    /// of its figures; each game says who is White).
     pub first: usize,
     pub second: usize,
     /// Index of the opening in the loaded suite (`None`: start position).
     pub opening: Option<usize>,
-    pub games: [GameEntry; 2],
+    /// The games in playing order (one or two).
+    pub games: Vec<GameEntry>,
 }
 
 impl GameEntry {
@@ -57,8 +62,14 @@ impl GameEntry {
 }
 
 impl PairEntry {
+    /// Two games from the opening with the colours swapped: what a
+    /// pentanomial cell counts.
+    pub fn is_swapped_pair(&self) -> bool {
+        matches!(&self.games[..], [a, b] if a.white == b.black && a.black == b.white)
+    }
+
     /// Half points of the first engine over the pair: the pentanomial cell
-    /// (0 = LL .. 4 = WW).
+    /// (0 = LL .. 4 = WW) when [`PairEntry::is_swapped_pair`].
     pub fn first_points(&self) -> usize {
         self.games
             .iter()
@@ -119,6 +130,13 @@ impl Ledger {
                     line: i + 1,
                     reason: e.to_string(),
                 })?;
+            if !(1..=2).contains(&entry.games.len()) {
+                return Err(LedgerError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    reason: format!("{} games (a line holds one or two)", entry.games.len()),
+                });
+            }
             if seen.insert(entry.pair) {
                 entries.push(entry);
             }
@@ -178,7 +196,7 @@ mod tests {
             first: 0,
             second: 1,
             opening: Some(3),
-            games: [g(0, 1, r0), g(1, 0, r1)],
+            games: vec![g(0, 1, r0), g(1, 0, r1)],
         }
     }
 

@@ -73,15 +73,23 @@ pub struct ProgressPrinter {
     bar: ProgressBar,
     pair_lines: bool,
     total_pairs: u64,
+    /// `pair`, or `game` when each opening is played once.
+    unit: &'static str,
 }
 
 impl ProgressPrinter {
-    /// `pair_lines: None` prints them when stderr is not a terminal.
-    pub fn new(total_pairs: u64, quiet: bool, pair_lines: Option<bool>) -> ProgressPrinter {
+    /// `pair_lines: None` prints them when stderr is not a terminal;
+    /// `games_per_pair` is 2, or 1 in a schedule of one game per opening.
+    pub fn new(
+        total_pairs: u64,
+        games_per_pair: u64,
+        quiet: bool,
+        pair_lines: Option<bool>,
+    ) -> ProgressPrinter {
         let bar = if quiet {
             ProgressBar::hidden()
         } else {
-            let b = ProgressBar::new(total_pairs * 2);
+            let b = ProgressBar::new(total_pairs * games_per_pair);
             if let Ok(style) = ProgressStyle::with_template(
                 "{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}",
             ) {
@@ -93,6 +101,7 @@ impl ProgressPrinter {
             bar,
             pair_lines: pair_lines.unwrap_or(!quiet && !std::io::stderr().is_terminal()),
             total_pairs,
+            unit: if games_per_pair == 1 { "game" } else { "pair" },
         }
     }
 
@@ -112,7 +121,8 @@ impl PairListener for ProgressPrinter {
         self.show(summary);
         if self.pair_lines {
             eprintln!(
-                "pair {}/{} ({} games): {}",
+                "{} {}/{} ({} games): {}",
+                self.unit,
                 summary.pairs,
                 self.total_pairs,
                 summary.games,

@@ -25,7 +25,7 @@ use crate::config::MatchConfig;
 use crate::formats::pgn_write::{self, MatchTags, UtcTime};
 use crate::play::pairs::PlayerFactory;
 use crate::play::pairs::{
-    check_concurrency, play_pairs, Ended, FinishedPair, Flow, PairJob, PlayOptions, RunnerError,
+    check_concurrency, play_pairs, Ended, FinishedPair, Flow, PlayOptions, RunnerError,
 };
 use crate::players::{PlayerKind, PlayerSpec};
 use crate::report::summary::Summary;
@@ -91,7 +91,8 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let fingerprint_text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default() + "\n";
     let lock = claim_folder(out, &resolved, &fingerprint_text, &writes, opts.resume)?;
     let replayed = replay_ledger(out, cfg, &schedule, total_pairs, opts.resume)?;
-    let mut listeners = listeners(out, total_pairs, opts);
+    let games_per_pair = u64::from(cfg.colours.games_per_opening);
+    let mut listeners = listeners(out, total_pairs, games_per_pair, opts);
     let date = UtcTime::now().pgn_date();
     let recorder = PairRecorder::open(
         out,
@@ -197,7 +198,8 @@ fn replay_ledger(
     resume: bool,
 ) -> Result<Replayed, MatchError> {
     let (ledger, done) = Ledger::open(&out.join("ledger.jsonl"))?;
-    let mut tally = Tally::new(schedule.pairings.clone(), cfg.sprt);
+    let mut tally =
+        Tally::new(schedule.pairings.clone(), cfg.sprt).counting(cfg.colours.counting());
     let mut counted: HashSet<u64> = HashSet::new();
     for e in &done {
         if tally.decision().is_some() {
@@ -225,11 +227,17 @@ fn replay_ledger(
 }
 
 /// The run's listeners, in the order they hear each pair.
-fn listeners(out: &Path, total_pairs: u64, opts: &RunOptions) -> Vec<Box<dyn PairListener>> {
+fn listeners(
+    out: &Path,
+    total_pairs: u64,
+    games_per_pair: u64,
+    opts: &RunOptions,
+) -> Vec<Box<dyn PairListener>> {
     let mut l: Vec<Box<dyn PairListener>> = vec![
         Box::new(SummaryFile::new(out.join("summary.json"))),
         Box::new(ProgressPrinter::new(
             total_pairs,
+            games_per_pair,
             opts.quiet,
             opts.pair_lines,
         )),
@@ -315,17 +323,7 @@ fn play_and_count(
     for l in listeners.iter_mut() {
         l.started(&start)?;
     }
-    let jobs = pending.into_iter().map(|pair| {
-        let (pairing, opening) = schedule.of(pair);
-        let p = schedule.pairings[pairing];
-        PairJob {
-            pair,
-            first: p.first,
-            second: p.second,
-            opening: Arc::clone(opening),
-            options: None,
-        }
-    });
+    let jobs = pending.into_iter().map(|pair| schedule.job(pair));
     let play = PlayOptions {
         concurrency: cfg.concurrency,
         stop: opts.stop.iter().chain(&opts.interrupt).cloned().collect(),

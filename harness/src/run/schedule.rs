@@ -2,7 +2,9 @@
 //! each game pair starts from. Pair `p` belongs to pairing `p % P` and round
 //! `p / P`; its opening is the round's entry of the opening order, which
 //! depends only on the seed. Each opening is played twice with colours
-//! swapped (the pairing's first engine is white in game 1). With fixed
+//! swapped (the pairing's first engine is white in game 1), or as the
+//! config's [`crate::config::ColourSchedule`] says (one game per opening,
+//! no swap, reversed colours: fastchess's `-games`, `-noswap`, `-reverse`). With fixed
 //! nodes or depth the games do not depend on the number of workers or on
 //! which worker plays a pair: [`MatchPlan`] hands out pair `p` as an
 //! independent job, the distributed worker's unit of work.
@@ -14,7 +16,7 @@ use serde::Serialize;
 
 use super::error::{io_err, MatchError};
 use crate::config::TournamentKind;
-use crate::config::{MatchConfig, OpeningsConfig};
+use crate::config::{ColourSchedule, MatchConfig, OpeningsConfig};
 use crate::openings::{
     fingerprint, order_openings, parse_openings, LoadOptions, Opening, OpeningError, OpeningFormat,
 };
@@ -55,9 +57,10 @@ pub fn pairings(kind: TournamentKind, n: usize) -> Vec<Pairing> {
     }
 }
 
-/// Which pairing and opening each pair plays.
+/// Which pairing and opening each pair plays, and the colours.
 pub(super) struct Schedule {
     pub(super) pairings: Vec<Pairing>,
+    colours: ColourSchedule,
     openings: Vec<Arc<Opening>>,
     /// Per pairing, the order of the openings it plays: the suite's order
     /// without the openings one of its engines cannot start from.
@@ -69,6 +72,7 @@ impl Schedule {
     /// `openings`) engine `e` cannot start from.
     fn new(
         pairings: Vec<Pairing>,
+        colours: ColourSchedule,
         openings: Vec<Opening>,
         order: &[usize],
         unplayable: &[HashSet<usize>],
@@ -87,6 +91,7 @@ impl Schedule {
             .collect();
         Schedule {
             pairings,
+            colours,
             openings: openings.into_iter().map(Arc::new).collect(),
             orders,
         }
@@ -99,6 +104,16 @@ impl Schedule {
         let pairing = (pair % np) as usize;
         let order = &self.orders[pairing];
         (pairing, &self.openings[order[round % order.len()]])
+    }
+
+    /// The job of pair `pair`: its pairing's engines, opening and colours.
+    pub(super) fn job(&self, pair: u64) -> PairJob {
+        let (pairing, opening) = self.of(pair);
+        let p = self.pairings[pairing];
+        PairJob {
+            whites: self.colours.whites(pair),
+            ..PairJob::swapped(pair, p.first, p.second, Arc::clone(opening))
+        }
     }
 }
 
@@ -155,7 +170,7 @@ pub(super) fn build_schedule(
     let order = order_openings(openings.len(), order_kind, cfg.seed, start);
     let unplayable = check_setup(&cfg.engines, &cfg.settings, &openings)?;
     let pairings_list = pairings(cfg.tournament, cfg.engines.len());
-    let schedule = Schedule::new(pairings_list, openings, &order, &unplayable);
+    let schedule = Schedule::new(pairings_list, cfg.colours, openings, &order, &unplayable);
     if let Some(i) = schedule.orders.iter().position(Vec::is_empty) {
         let p = schedule.pairings[i];
         return Err(MatchError::Unsupported {
@@ -199,15 +214,7 @@ impl MatchPlan {
 
     /// The job of pair `pair`.
     pub fn job(&self, pair: u64) -> PairJob {
-        let (pairing, opening) = self.schedule.of(pair);
-        let p = self.schedule.pairings[pairing];
-        PairJob {
-            pair,
-            first: p.first,
-            second: p.second,
-            opening: Arc::clone(opening),
-            options: None,
-        }
+        self.schedule.job(pair)
     }
 
     /// The ledger entry of a finished pair, as [`super::run_match`] writes it.
@@ -217,7 +224,8 @@ impl MatchPlan {
     }
 }
 
-/// The `Round` tag of game `game` (0 or 1) of pair `pair`.
+/// The `Round` tag of game `game` (0 or 1) of pair `pair` (`7.1` for the
+/// single game of unit 6 in a schedule of one game per opening).
 pub fn round_tag(pair: u64, game: usize) -> String {
     format!("{}.{}", pair + 1, game + 1)
 }

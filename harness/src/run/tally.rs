@@ -1,5 +1,7 @@
 //! Counting finished game pairs: pentanomial and W/D/L counts per pairing,
-//! the termination breakdown and the SPRT state. The tally knows nothing of
+//! the termination breakdown and the SPRT state. Games that do not come in
+//! colour-swapped pairs (one game per opening, `-noswap`) are counted
+//! W/D/L only and their SPRT is the trinomial one, as fastchess counts them. The tally knows nothing of
 //! configs or files: the match runner, the tuners and the distributed
 //! coordinator all count with it, and the summary is built from it.
 
@@ -11,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::schedule::Pairing;
 use crate::play::game::Termination;
 use crate::run::ledger::PairEntry;
-use crate::stats::{Pentanomial, SprtDecision, SprtParams, SprtResult, Trinomial};
+use crate::stats::{Counting, Pentanomial, SprtDecision, SprtParams, SprtResult, Trinomial};
 
 /// Where a run stands; serialised as the lowercase name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,14 +90,20 @@ impl fmt::Display for SprtVerdict {
 /// Running counts of one pairing.
 #[derive(Clone, Debug, Default)]
 pub struct PairingTally {
+    /// Ledger entries (pairs, or single games) counted.
+    pub pairs: u64,
     pub penta: Pentanomial,
     pub wdl: Trinomial,
     pub terminations: BTreeMap<Termination, u64>,
 }
 
 impl PairingTally {
-    pub fn add(&mut self, e: &PairEntry) {
-        self.penta.add(e.first_points());
+    /// Count `e`'s games, and its pentanomial cell when `counting` says so.
+    pub fn add(&mut self, e: &PairEntry, counting: Counting) {
+        self.pairs += 1;
+        if counting == Counting::Pentanomial {
+            self.penta.add(e.first_points());
+        }
         for g in &e.games {
             match g.half_points(e.first) {
                 2 => self.wdl.wins += 1,
@@ -124,6 +132,10 @@ pub struct SprtSummary {
     pub decision: SprtVerdict,
     /// Pairs the LLR was computed from.
     pub pairs: u64,
+    /// What the LLR counts: `pentanomial` (pairs) or `trinomial` (games).
+    pub counting: Counting,
+    /// Games the LLR was computed from.
+    pub games: u64,
 }
 
 /// Everything counted so far, in the order pairs finished.
@@ -132,18 +144,47 @@ pub struct Tally {
     pub pairings: Vec<Pairing>,
     pub per_pairing: Vec<PairingTally>,
     pub pairs: u64,
+    /// Games in the counted pairs.
+    games: u64,
+    /// Pentanomial (colour-swapped pairs) or trinomial.
+    counting: Counting,
     /// The SPRT and its test of the first pairing's counts, updated with
     /// every pair until a bound is crossed (no pair is counted after that).
     sprt: Option<(SprtParams, SprtResult)>,
 }
 
 impl Tally {
+    /// A pentanomial tally (see [`Tally::counting`]).
     pub fn new(pairings: Vec<Pairing>, sprt: Option<SprtParams>) -> Tally {
         Tally {
             per_pairing: vec![PairingTally::default(); pairings.len()],
             pairings,
             pairs: 0,
+            games: 0,
+            counting: Counting::Pentanomial,
             sprt: sprt.map(|s| (s, s.test_penta(&Pentanomial::default()))),
+        }
+    }
+
+    /// The same empty tally counting as `counting` says (a schedule's
+    /// [`crate::config::ColourSchedule::counting`]).
+    pub fn counting(mut self, counting: Counting) -> Tally {
+        self.counting = counting;
+        if let Some((s, r)) = &mut self.sprt {
+            *r = Self::test(s, counting, &PairingTally::default());
+        }
+        self
+    }
+
+    /// How this tally counts.
+    pub fn counts(&self) -> Counting {
+        self.counting
+    }
+
+    fn test(s: &SprtParams, counting: Counting, t: &PairingTally) -> SprtResult {
+        match counting {
+            Counting::Pentanomial => s.test_penta(&t.penta),
+            Counting::Trinomial => s.test_wdl(&t.wdl),
         }
     }
 
@@ -159,17 +200,18 @@ impl Tally {
         if let Some(d) = self.decision() {
             return Some(d);
         }
-        self.per_pairing[e.pairing].add(e);
+        self.per_pairing[e.pairing].add(e, self.counting);
         self.pairs += 1;
+        self.games += e.games.len() as u64;
         if let Some((s, r)) = &mut self.sprt {
-            *r = s.test_penta(&self.per_pairing[0].penta);
+            *r = Self::test(s, self.counting, &self.per_pairing[0]);
         }
         self.decision()
     }
 
     /// Games counted.
     pub fn games(&self) -> u64 {
-        self.pairs * 2
+        self.games
     }
 
     /// Counts of the first engine over all its pairings.
@@ -177,6 +219,7 @@ impl Tally {
         let mut t = PairingTally::default();
         for (p, pt) in self.pairings.iter().zip(&self.per_pairing) {
             if p.first == 0 {
+                t.pairs += pt.pairs;
                 t.penta.merge(&pt.penta);
                 t.wdl.merge(&pt.wdl);
             }
@@ -206,7 +249,9 @@ impl Tally {
             lower: r.lower,
             upper: r.upper,
             decision,
-            pairs: self.per_pairing[0].penta.pairs(),
+            pairs: self.per_pairing[0].pairs,
+            counting: self.counting,
+            games: self.per_pairing[0].wdl.games(),
         })
     }
 }
@@ -238,7 +283,7 @@ pub(crate) mod tests {
             first,
             second,
             opening: None,
-            games: [g(first, second, r[0]), g(second, first, r[1])],
+            games: vec![g(first, second, r[0]), g(second, first, r[1])],
         }
     }
 

@@ -19,6 +19,17 @@ pub struct Trinomial {
     pub losses: u64,
 }
 
+/// How a run's games are counted: in colour-swapped pairs (pentanomial,
+/// the default) or game by game (trinomial), as fastchess counts games
+/// that do not come in such pairs. Serialised as the lowercase name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Counting {
+    #[default]
+    Pentanomial,
+    Trinomial,
+}
+
 /// fishtest's regularisation: an empty cell counts as this many observations,
 /// which keeps every estimate finite (no zero variance, no log of zero).
 const EMPTY_CELL: f64 = 1e-3;

@@ -33,7 +33,7 @@ mod mle;
 mod sprt;
 
 pub use calculator::{expected_games, expected_games_checked};
-pub use counts::{Pentanomial, Trinomial};
+pub use counts::{Counting, Pentanomial, Trinomial};
 pub use elo::{elo_to_score, fmt_opt, score_to_elo, two_decimals, Estimate, NELO_PER_T};
 pub use error::StatsError;
 pub use sprt::{EloModel, SprtDecision, SprtParams, SprtResult};

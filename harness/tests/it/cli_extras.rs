@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::common::{summary_json, EPD, FAKE, KARSINTA};
+use crate::common::{games, summary_json, EPD, FAKE, KARSINTA};
 
 fn karsinta(dir: &Path, args: &[&str]) -> Output {
     Command::new(KARSINTA)
@@ -25,41 +25,6 @@ fn ok(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `games.pgn` without what differs between two runs of one match: the
-/// Date and Event tags and the move times in the comments (the line breaks
-/// follow the comments' lengths, so the text is compared word by word).
-fn games(run: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(run.join("games.pgn")).unwrap();
-    // Pairs are written as they finish, which concurrency varies: sorted.
-    let mut games: Vec<String> = karsinta_harness::formats::pgn_write::split_games(&text)
-        .into_iter()
-        .map(normalized)
-        .collect();
-    games.sort();
-    games
-}
-
-fn normalized(game: &str) -> String {
-    let mut words = Vec::new();
-    for line in game.lines() {
-        if line.starts_with("[Date ") || line.starts_with("[Event ") {
-            continue;
-        }
-        for w in line.split_whitespace() {
-            let core = w.trim_end_matches('}');
-            let is_time = core
-                .strip_suffix('s')
-                .is_some_and(|n| n.parse::<f64>().is_ok());
-            if !is_time {
-                words.push(w.to_string());
-            } else if core.len() < w.len() {
-                words.push("}".to_string());
-            }
-        }
-    }
-    words.join(" ")
 }
 
 /// A fastchess line: the real engine over UCI (the fake engine's
@@ -197,12 +162,12 @@ fn fastchess_refusals_exit_2_and_name_the_flag() {
             "nearest supported: -concurrency",
         ),
         (
-            &["-each", "tc=1", "-rounds", "2", "-noswap"],
-            "-noswap: not supported",
+            &["-each", "tc=1", "-rounds", "2", "-noswap", "yes"],
+            "-noswap: takes no value",
         ),
         (
-            &["-each", "tc=1", "-games", "1", "-rounds", "2"],
-            "-games 1",
+            &["-each", "tc=1", "-games", "4", "-rounds", "5"],
+            "-games 4 -rounds 5: at most 2 games per opening",
         ),
         (
             &["-each", "tc=inf", "-rounds", "2"],

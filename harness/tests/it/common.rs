@@ -214,3 +214,39 @@ pub fn process_gone(pid: u32) -> bool {
             .is_none_or(|state| state == "Z"),
     }
 }
+
+/// `games.pgn` without what differs between two runs of one match: the
+/// Date and Event tags and the move times in the comments (the line breaks
+/// follow the comments' lengths, so the text is compared word by word).
+pub fn games(run: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(run.join("games.pgn")).unwrap();
+    // Pairs are written as they finish, which concurrency varies: sorted.
+    let mut games: Vec<String> = karsinta_harness::formats::pgn_write::split_games(&text)
+        .into_iter()
+        .map(normalized)
+        .collect();
+    games.sort();
+    games
+}
+
+/// One PGN game as words, without Date, Event and move times.
+pub fn normalized(game: &str) -> String {
+    let mut words = Vec::new();
+    for line in game.lines() {
+        if line.starts_with("[Date ") || line.starts_with("[Event ") {
+            continue;
+        }
+        for w in line.split_whitespace() {
+            let core = w.trim_end_matches('}');
+            let is_time = core
+                .strip_suffix('s')
+                .is_some_and(|n| n.parse::<f64>().is_ok());
+            if !is_time {
+                words.push(w.to_string());
+            } else if core.len() < w.len() {
+                words.push("}".to_string());
+            }
+        }
+    }
+    words.join(" ")
+}

@@ -10,6 +10,7 @@ mod ab_gate;
 mod check_engine;
 mod chess960;
 mod cli_extras;
+mod colours;
 mod configs;
 mod datagen;
 mod engine_options;

@@ -31,7 +31,7 @@ fn fake_engine_match_counts_and_replays() {
     );
     assert_eq!((s.games, s.pairs, s.status.as_str()), (8, 4, "finished"));
     assert_eq!(s.wins + s.draws + s.losses, 8);
-    assert_eq!(s.pentanomial.iter().sum::<u64>(), 4);
+    assert_eq!(s.pentanomial.unwrap().iter().sum::<u64>(), 4);
     let games = replay_pgn(&std::fs::read_to_string(out.join("games.pgn")).unwrap());
     assert_eq!(games.len(), 8);
     let j = summary_json(&out);

@@ -635,13 +635,7 @@ fn every_caller_of_the_runner_is_bounded_by_the_machine() {
         moves: Vec::new(),
         id: 0,
     });
-    let jobs = (0..5000u64).map(|pair| PairJob {
-        pair,
-        first: 0,
-        second: 1,
-        opening: Arc::clone(&opening),
-        options: None,
-    });
+    let jobs = (0..5000u64).map(|pair| PairJob::swapped(pair, 0, 1, Arc::clone(&opening)));
     let err = play_pairs(
         &cfg.engines,
         &cfg.settings,
@@ -835,11 +829,8 @@ fn the_runner_plays_pairs_from_values_and_matches_run_match() {
         vec![("null_move_r".to_string(), "5".to_string())],
     ]);
     let jobs = (0..3u64).map(|pair| PairJob {
-        pair,
-        first: 0,
-        second: 1,
-        opening: Arc::clone(&openings[pair as usize]),
         options: (pair == 1).then(|| Arc::clone(&tweak)),
+        ..PairJob::swapped(pair, 0, 1, Arc::clone(&openings[pair as usize]))
     });
     let mut got = Vec::new();
     let ended = play_pairs(
@@ -913,13 +904,7 @@ fn the_runner_plays_pairs_from_values_and_matches_run_match() {
 
     // A callback that says stop ends the run early; a stop flag halts it.
     let stop = Arc::new(AtomicBool::new(false));
-    let jobs = (0..50u64).map(|pair| PairJob {
-        pair,
-        first: 0,
-        second: 1,
-        opening: Arc::clone(&openings[0]),
-        options: None,
-    });
+    let jobs = (0..50u64).map(|pair| PairJob::swapped(pair, 0, 1, Arc::clone(&openings[0])));
     let mut n = 0;
     let ended = play_pairs(
         &cfg.engines,
@@ -938,13 +923,7 @@ fn the_runner_plays_pairs_from_values_and_matches_run_match() {
     .unwrap();
     assert_eq!((ended, n), (Ended::Stopped, 2));
     stop.store(true, Ordering::SeqCst);
-    let jobs = (0..50u64).map(|pair| PairJob {
-        pair,
-        first: 0,
-        second: 1,
-        opening: Arc::clone(&openings[0]),
-        options: None,
-    });
+    let jobs = (0..50u64).map(|pair| PairJob::swapped(pair, 0, 1, Arc::clone(&openings[0])));
     let ended = play_pairs(
         &cfg.engines,
         &cfg.settings,

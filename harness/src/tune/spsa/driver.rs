@@ -215,11 +215,13 @@ pub fn pair_job(
 ) -> PairJob {
     let n = order.len() as u64;
     PairJob {
-        pair,
-        first: 0,
-        second: 1,
-        opening: Arc::clone(&openings[order[(pair % n) as usize]]),
         options: Some(options),
+        ..PairJob::swapped(
+            pair,
+            0,
+            1,
+            Arc::clone(&openings[order[(pair % n) as usize]]),
+        )
     }
 }
 
