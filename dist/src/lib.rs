@@ -11,6 +11,7 @@
 //! - [`settings`]: the config's `dist:` block.
 //! - [`signature`]: engine bench signatures workers must match.
 //! - [`speed`]: a machine's bench speed and the clock scaled to it.
+//! - [`revisions`]: tests of two git revisions that each worker builds.
 //! - [`queue`]: tests, batches, leases, the one completion core.
 //! - [`kinds`]: what a test plays and how its batches count (match, SPSA).
 //! - [`worker`]: claims, plays and completes batches.
@@ -24,6 +25,7 @@ pub mod db;
 pub mod export;
 pub mod kinds;
 pub mod queue;
+pub mod revisions;
 pub mod settings;
 pub mod signature;
 pub mod speed;

@@ -12,8 +12,10 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use karsinta_dist::db::{self, Db, DbError};
 use karsinta_dist::kinds::TestKind;
+use karsinta_dist::revisions::create::RevisionRequest;
 use karsinta_dist::worker::{run_worker, WorkerOptions};
 use karsinta_dist::{export, queue, status, web};
+use karsinta_harness::players::build::default_cache_dir;
 
 #[derive(Parser)]
 #[command(
@@ -41,12 +43,19 @@ enum Cmd {
     /// Create or upgrade the schema.
     Migrate,
     /// Create a test from a match config (its `dist:` block sets batches and
-    /// leases), or an SPSA test from a `karsinta tune spsa` config.
+    /// leases), or an SPSA test from a `karsinta tune spsa` config; with
+    /// --repo, a test of two git revisions that each worker builds.
     Create {
-        config: PathBuf,
+        /// The config (or --config FILE).
+        config: Option<PathBuf>,
+        /// The config, as `karsinta ab --config` takes it.
+        #[arg(long = "config", value_name = "FILE")]
+        config_flag: Option<PathBuf>,
         /// Test name (default: the config's `name`).
         #[arg(long)]
         name: Option<String>,
+        #[command(flatten)]
+        revisions: RevisionArgs,
         #[command(flatten)]
         queue: QueueArgs,
     },
@@ -73,6 +82,11 @@ enum Cmd {
         /// Games at once (default: the config's `concurrency`).
         #[arg(long)]
         concurrency: Option<usize>,
+        /// Build cache for tests of revisions (fetched repositories in
+        /// repos/, builds by commit; default: karsinta ab's,
+        /// ~/.cache/karsinta/builds).
+        #[arg(long, value_name = "DIR")]
+        build_cache: Option<PathBuf>,
         #[command(flatten)]
         machine: MachineArgs,
     },
@@ -100,6 +114,54 @@ enum Cmd {
         #[arg(long, default_value_t = 4)]
         threads: usize,
     },
+}
+
+/// A test of two git revisions (`karsinta ab --base REV --dev REV` on
+/// the fleet).
+#[derive(clap::Args)]
+struct RevisionArgs {
+    /// A git repository (any URL git can fetch: file://, ssh, https; or a
+    /// local folder): the test plays two of its revisions, each worker
+    /// building them as the config's build: block says.
+    #[arg(long, value_name = "URL")]
+    repo: Option<String>,
+    /// Base revision (anything `git rev-parse` accepts in the repository).
+    #[arg(long, value_name = "REV", requires = "repo")]
+    base: Option<String>,
+    /// Dev revision (the first engine: figures are from its point of view).
+    #[arg(long, value_name = "REV", requires = "repo")]
+    dev: Option<String>,
+    /// This machine's build cache (default: karsinta ab's,
+    /// ~/.cache/karsinta/builds).
+    #[arg(long, value_name = "DIR", requires = "repo")]
+    build_cache: Option<PathBuf>,
+    /// Build and bench both revisions here even where a commit message
+    /// states `Bench: N` (for a build.bench other than the one those lines
+    /// quote).
+    #[arg(long, requires = "repo")]
+    own_bench: bool,
+}
+
+impl RevisionArgs {
+    /// The request, if --repo was given (with both revisions).
+    fn request(&self) -> Result<Option<RevisionRequest>, Failure> {
+        let Some(repo) = &self.repo else {
+            return Ok(None);
+        };
+        let (Some(base), Some(dev)) = (&self.base, &self.dev) else {
+            return Err(setup("--repo: give both --base REV and --dev REV"));
+        };
+        let cache = self
+            .build_cache
+            .clone()
+            .unwrap_or_else(|| default_cache_dir(Path::new(".")));
+        Ok(Some(RevisionRequest {
+            repo: repo.clone(),
+            sides: vec![("dev".into(), dev.clone()), ("base".into(), base.clone())],
+            cache,
+            own_bench: self.own_bench,
+        }))
+    }
 }
 
 /// How a new test shares the fleet, and the machine it needs.
@@ -227,11 +289,30 @@ fn migrate(conn: &Conn) -> Result<(), Failure> {
     Ok(())
 }
 
-fn create(conn: &Conn, config: &Path, name: Option<&str>, q: &QueueArgs) -> Result<(), Failure> {
+/// The config of `create`: positional or `--config`, not both.
+fn create_config(given: Option<&Path>, flag: Option<&Path>) -> Result<PathBuf, Failure> {
+    match (given, flag) {
+        (Some(c), None) | (None, Some(c)) => Ok(c.to_path_buf()),
+        (Some(_), Some(_)) => Err(setup("create: give the config once (CONFIG or --config)")),
+        (None, None) => Err(setup("create: give a config (CONFIG or --config FILE)")),
+    }
+}
+
+fn create(
+    conn: &Conn,
+    config: &Path,
+    name: Option<&str>,
+    revisions: Option<&RevisionRequest>,
+    q: &QueueArgs,
+) -> Result<(), Failure> {
     let text =
         std::fs::read_to_string(config).map_err(|e| setup(format!("{}: {e}", config.display())))?;
     // Checked before connecting: bad input is a setup error.
-    let kind = TestKind::load(&text, config).map_err(setup)?;
+    let mut kind = TestKind::load(&text, config).map_err(setup)?;
+    if let Some(req) = revisions {
+        let mut log = |line: &str| eprintln!("{line}");
+        kind = kind.with_revisions(req, None, &mut log).map_err(setup)?;
+    }
     let name = name.map_or_else(|| kind.config().name.clone(), str::to_string);
     let share = queue::Share {
         priority: q.priority,
@@ -292,6 +373,7 @@ fn worker(
     test: Option<&str>,
     fleet: bool,
     concurrency: Option<usize>,
+    build_cache: Option<&Path>,
     m: &MachineArgs,
 ) -> Result<(), Failure> {
     if m.assume_nps == Some(0) {
@@ -321,6 +403,8 @@ fn worker(
         noisy_spread: m.noisy_spread,
         assume_nps: m.assume_nps,
         assume_spread: m.assume_spread,
+        build_cache: build_cache.map(Path::to_path_buf),
+        log: Some(Arc::new(|line: &str| eprintln!("worker: {line}"))),
         ..WorkerOptions::new(&conn.url)
     };
     let r = run_worker(&opts).map_err(|e| Failure {
@@ -416,9 +500,15 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Cmd::Migrate => migrate(&conn),
         Cmd::Create {
             config,
+            config_flag,
             name,
+            revisions,
             queue,
-        } => create(&conn, config, name.as_deref(), queue),
+        } => {
+            let config = create_config(config.as_deref(), config_flag.as_deref())?;
+            let req = revisions.request()?;
+            create(&conn, &config, name.as_deref(), req.as_ref(), queue)
+        }
         Cmd::Set {
             test,
             priority,
@@ -428,8 +518,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             test,
             fleet,
             concurrency,
+            build_cache,
             machine,
-        } => worker(&conn, test.as_deref(), *fleet, *concurrency, machine),
+        } => worker(
+            &conn,
+            test.as_deref(),
+            *fleet,
+            *concurrency,
+            build_cache.as_deref(),
+            machine,
+        ),
         Cmd::Status { test } => show_status(&conn, test.as_deref()),
         Cmd::Export { test, out } => write_export(&conn, test, out),
         Cmd::Stop { test } => stop(&conn, test),

@@ -79,6 +79,7 @@ impl Sim {
                 noisy,
                 concurrency: 1,
                 current: None,
+                skip: Vec::new(),
             },
             switches: 0,
         }
@@ -102,6 +103,7 @@ impl Sim {
                 machine: None,
                 concurrency: self.asker.concurrency,
                 clock: None,
+                build_seconds: None,
             };
             let w = f.db.run(|c| queue::register(c, &new)).unwrap();
             self.asker.current = Some((t.id, w));

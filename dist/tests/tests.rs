@@ -10,6 +10,7 @@ mod clocks;
 mod fleet;
 mod pg;
 mod queue;
+mod revisions;
 mod scale;
 mod shares;
 mod skips;

@@ -97,6 +97,23 @@ const SCHEMA: &[&str] = &[
         ADD COLUMN left_at     timestamptz;
     ALTER TABLE dist_batches ADD COLUMN clock text;
     CREATE INDEX dist_workers_active ON dist_workers (test_id) WHERE left_at IS NULL;",
+    // 3: tests of git revisions built on the workers (the repository, both
+    // commits and their recorded benches, as JSON), how long each worker
+    // took to fetch, build and bench them, and the refusals of workers that
+    // could not play a test as recorded (a bench that differs, a failed
+    // build), with the reason `status` and the live view show.
+    "ALTER TABLE dist_tests ADD COLUMN revisions text;
+    ALTER TABLE dist_workers ADD COLUMN build_seconds double precision;
+    CREATE TABLE dist_refusals (
+        id         bigserial PRIMARY KEY,
+        test_id    bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        machine_id bigint REFERENCES dist_machines(id),
+        host       text NOT NULL,
+        pid        integer NOT NULL,
+        reason     text NOT NULL,
+        at         timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX dist_refusals_test ON dist_refusals (test_id);",
 ];
 
 /// The schema version this build writes.

@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use karsinta_harness::config::MatchConfig;
+use karsinta_harness::config::{MatchConfig, RawEngine, RawKind};
 use karsinta_harness::formats::pgn_write::{self, MatchTags};
 use karsinta_harness::play::pairs::{FinishedPair, PairJob};
 use karsinta_harness::run::{round_tag, MatchPlan};
@@ -16,6 +16,7 @@ use postgres::Transaction;
 use crate::db::{Db, DbError};
 use crate::queue::catalog::{self, insert_test, Kind, NewTest, Queueing, TestRow};
 use crate::queue::results::{batch_entries, PairResult};
+use crate::revisions::Revisions;
 use crate::settings::DistSettings;
 use crate::signature;
 
@@ -25,6 +26,9 @@ pub struct MatchTest {
     pub cfg: MatchConfig,
     /// Which engines and which opening each pair plays.
     pub plan: MatchPlan,
+    /// For a test of git revisions, what each worker builds (its engines
+    /// in `cfg` are then the creator's builds: see [`crate::revisions`]).
+    pub revisions: Option<Revisions>,
 }
 
 fn invalid(e: impl std::fmt::Display) -> DbError {
@@ -47,6 +51,47 @@ impl MatchTest {
         Ok(MatchTest {
             cfg: cfg.clone(),
             plan,
+            revisions: None,
+        })
+    }
+
+    /// The same test played by revisions built on each worker.
+    pub fn with_revisions(mut self, revisions: Revisions) -> MatchTest {
+        self.revisions = Some(revisions);
+        self
+    }
+
+    /// The test of revisions whose played config is `cfg` (its engines the
+    /// creator's builds), on a machine that need not have built them:
+    /// [`MatchPlan::new`] starts every external engine, so the schedule is
+    /// drawn with in-process stand-ins of the same names and limits. That
+    /// is the same schedule: built revisions are UCI engines, which start
+    /// from every opening (only an xboard engine can skip some). A worker
+    /// plays [`MatchTest::new`] of its own builds.
+    pub fn of_revisions(cfg: &MatchConfig, revisions: Revisions) -> Result<MatchTest, DbError> {
+        let stand_ins = cfg
+            .resolved()
+            .engines
+            .iter()
+            .map(|e| RawEngine {
+                name: e.name.clone(),
+                kind: Some(RawKind::Inprocess),
+                cmd: None,
+                args: Vec::new(),
+                dir: None,
+                options: Default::default(),
+                init_timeout_ms: None,
+                params_file: None,
+                params: None,
+                time_control: e.time_control.clone(),
+            })
+            .collect();
+        let plan =
+            MatchPlan::new(&cfg.with_engines(stand_ins).map_err(invalid)?).map_err(invalid)?;
+        Ok(MatchTest {
+            cfg: cfg.clone(),
+            plan,
+            revisions: Some(revisions),
         })
     }
 
@@ -64,7 +109,11 @@ impl MatchTest {
             &sections,
         )
         .map_err(|e| stored(e.to_string()))?;
-        MatchTest::new(&cfg).map_err(|e| stored(e.to_string()))
+        match &test.revisions {
+            Some(text) => MatchTest::of_revisions(&cfg, Revisions::parse(text, &test.name)?)
+                .map_err(|e| stored(e.to_string())),
+            None => MatchTest::new(&cfg).map_err(|e| stored(e.to_string())),
+        }
     }
 
     /// Create test `name`: records the engines' signatures and queues
@@ -82,8 +131,17 @@ impl MatchTest {
         queue: &Queueing,
     ) -> Result<TestRow, DbError> {
         let dist = DistSettings::of(&self.cfg)?;
-        let (sigs, _) =
-            signature::signatures(&self.cfg.engines, dist.bench_depth).map_err(invalid)?;
+        // Revisions carry their recorded benches; their engines are built
+        // on the workers (and need not exist here).
+        let (sigs, revisions) = match &self.revisions {
+            Some(r) => (r.signatures(), Some(r.to_json())),
+            None => (
+                signature::signatures(&self.cfg.engines, dist.bench_depth)
+                    .map_err(invalid)?
+                    .0,
+                None,
+            ),
+        };
         let yaml = self.cfg.resolved_yaml();
         let new = NewTest {
             name,
@@ -96,6 +154,7 @@ impl MatchTest {
             signatures: &sigs,
             fixed_limit: crate::speed::is_fixed_limit(&self.cfg.settings.tc),
             queue,
+            revisions: revisions.as_deref(),
         };
         db.run(|c| {
             let mut tx = c.transaction()?;

@@ -157,6 +157,7 @@ impl SpsaTest {
             signatures: &sigs,
             fixed_limit: crate::speed::is_fixed_limit(&self.cfg.settings.tc),
             queue,
+            revisions: None,
         };
         db.run(|c| {
             let mut tx = c.transaction()?;

@@ -16,6 +16,8 @@ use crate::kinds::match_test::MatchTest;
 use crate::kinds::spsa::SpsaTest;
 use crate::queue::catalog::{Kind, Queueing, TestRow};
 use crate::queue::results::PairResult;
+use crate::revisions::create::{resolve, RevisionRequest};
+use crate::revisions::Revisions;
 
 /// What a test plays and how its batches count.
 pub enum TestKind {
@@ -56,6 +58,36 @@ impl TestKind {
             Kind::Match => TestKind::Match(Box::new(MatchTest::of(test)?)),
             Kind::Spsa => TestKind::Spsa(Box::new(SpsaTest::of(test, concurrency)?)),
         })
+    }
+
+    /// The test of two git revisions built on the workers instead of the
+    /// config's first two engines (see [`crate::revisions`]): fetched,
+    /// resolved and benched here (`log` gets one line per step). A match
+    /// config only: SPSA on a revision is not supported yet.
+    pub fn with_revisions(
+        self,
+        req: &RevisionRequest,
+        interrupt: Option<&std::sync::atomic::AtomicBool>,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<TestKind, DbError> {
+        let TestKind::Match(m) = self else {
+            return Err(DbError::Invalid(
+                "--repo: an SPSA test of a revision is not supported yet (give a match config)"
+                    .into(),
+            ));
+        };
+        let (cfg, rec) = resolve(&m.cfg, req, interrupt, log)?;
+        Ok(TestKind::Match(Box::new(MatchTest::of_revisions(
+            &cfg, rec,
+        )?)))
+    }
+
+    /// The revisions each worker builds, for a test of revisions.
+    pub fn revisions(&self) -> Option<&Revisions> {
+        match self {
+            TestKind::Match(m) => m.revisions.as_ref(),
+            TestKind::Spsa(_) => None,
+        }
     }
 
     /// The games' config: engines (for SPSA the two sides), clock, openings.

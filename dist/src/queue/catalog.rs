@@ -89,6 +89,9 @@ pub struct TestRow {
     /// The speed its clock is meant for: a worker of speed `nps` plays
     /// `tc * reference_nps / nps` (`None`: the nominal clock).
     pub reference_nps: Option<i64>,
+    /// A test of two git revisions built on the workers: the record of
+    /// [`crate::revisions::Revisions`] as JSON (`None`: engines as given).
+    pub revisions: Option<String>,
 }
 
 /// How a test shares the fleet with the other open tests, and the
@@ -139,7 +142,7 @@ impl Share {
 pub(crate) const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
     window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
     sprt_pairs, decision, kind, priority, throughput, min_cores, min_memory_mb, require_syzygy, \
-    fixed_limit, reference_nps";
+    fixed_limit, reference_nps, revisions";
 
 pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
     Ok(TestRow {
@@ -170,6 +173,7 @@ pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
         },
         fixed_limit: r.get(20),
         reference_nps: r.get(21),
+        revisions: r.get(22),
     })
 }
 
@@ -224,6 +228,8 @@ pub struct NewTest<'a> {
     pub fixed_limit: bool,
     /// Its place in the queue and the clock's reference speed.
     pub queue: &'a Queueing,
+    /// The revisions workers build (JSON), for a test of revisions.
+    pub revisions: Option<&'a str>,
 }
 
 /// What `create` adds to a test's config: its share of the fleet and the
@@ -254,8 +260,8 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
         &format!(
             "INSERT INTO dist_tests (name, config_yaml, kind, batch_pairs, total_pairs, batches, \
              window_batches, lease_seconds, signatures, priority, throughput, min_cores, \
-             min_memory_mb, require_syzygy, fixed_limit, reference_nps) \
-             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) \
+             min_memory_mb, require_syzygy, fixed_limit, reference_nps, revisions) \
+             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) \
              RETURNING {TEST_COLUMNS}"
         ),
         &[
@@ -275,6 +281,7 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
             &share.require_syzygy,
             &t.fixed_limit,
             &t.queue.reference_nps.map(|n| n.min(i64::MAX as u64) as i64),
+            &t.revisions,
         ],
     )?;
     let row = test_row(&row)?;

@@ -5,8 +5,9 @@
 //! stated band that keeps workers from thrashing.
 //!
 //! 1. Only the open tests this machine meets (cores, memory, Syzygy; a
-//!    noisy machine only fixed-node or fixed-depth tests), and of those
-//!    only the highest priority.
+//!    noisy machine only fixed-node or fixed-depth tests) and has not
+//!    refused (see [`crate::queue::refusals`]), and of those only the
+//!    highest priority.
 //! 2. Each candidate's ratio: the game slots (`concurrency`) of the active
 //!    workers on it, plus this worker's, over its throughput weight. The
 //!    fair ratio: all those slots plus this worker's over the summed
@@ -48,6 +49,8 @@ pub struct Asker {
     pub concurrency: u32,
     /// The test it is on and its worker row there, if any.
     pub current: Option<(i64, i64)>,
+    /// Tests it refused (its engines would not play them as recorded).
+    pub skip: Vec<i64>,
 }
 
 /// One open test as the rule sees it.
@@ -100,6 +103,7 @@ pub fn candidates(c: &mut Client, asker: &Asker) -> Result<Vec<Candidate>, DbErr
            AND w.last_seen > now() - make_interval(secs => t.lease_seconds)), 0)::bigint \
          FROM dist_tests t WHERE NOT t.stopped AND t.min_cores <= $2 AND t.min_memory_mb <= $3 \
            AND (NOT t.require_syzygy OR $4) AND (NOT $5 OR t.fixed_limit) \
+           AND NOT (t.id = ANY($6)) \
            AND EXISTS (SELECT 1 FROM dist_batches b WHERE b.test_id = t.id AND b.state <> 'done') \
          ORDER BY t.id",
         &[
@@ -108,6 +112,7 @@ pub fn candidates(c: &mut Client, asker: &Asker) -> Result<Vec<Candidate>, DbErr
             &(asker.memory_mb.min(i64::MAX as u64) as i64),
             &asker.syzygy,
             &asker.noisy,
+            &asker.skip,
         ],
     )?;
     Ok(rows

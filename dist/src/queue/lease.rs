@@ -28,6 +28,7 @@ pub fn register_worker(
             machine: None,
             concurrency: 1,
             clock: None,
+            build_seconds: None,
         },
     )
 }
@@ -49,13 +50,17 @@ pub struct NewWorker<'a> {
     pub concurrency: u32,
     /// The clock it plays (scaled to its speed), for a clock test.
     pub clock: Option<&'a str>,
+    /// Seconds it took to fetch, build and bench the revisions, for a
+    /// test of revisions.
+    pub build_seconds: Option<f64>,
 }
 
 /// Record a worker of a test; returns its id.
 pub fn register(c: &mut Client, w: &NewWorker<'_>) -> Result<i64, DbError> {
     Ok(c.query_one(
         "INSERT INTO dist_workers (test_id, host, pid, signatures, bench_nps, machine_id, \
-             concurrency, clock) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+             concurrency, clock, build_seconds) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             RETURNING id",
         &[
             &w.test,
             &w.host,
@@ -65,6 +70,7 @@ pub fn register(c: &mut Client, w: &NewWorker<'_>) -> Result<i64, DbError> {
             &w.machine,
             &(w.concurrency.clamp(1, i32::MAX as u32) as i32),
             &w.clock,
+            &w.build_seconds,
         ],
     )?
     .get(0))

@@ -24,6 +24,7 @@
 //!   shares, the machine a test needs).
 //! - [`lease`]: workers, claims, heartbeats, release.
 //! - [`machines`]: the machines workers run on, with their speed.
+//! - [`refusals`]: workers that refused a test, and why.
 //! - [`results`]: a batch's pairs, the prefix, reading them back.
 //! - [`completion`]: the one completion core.
 
@@ -32,6 +33,7 @@ pub mod choose;
 pub mod completion;
 pub mod lease;
 pub mod machines;
+pub mod refusals;
 pub mod results;
 
 pub use catalog::{
@@ -43,4 +45,5 @@ pub use lease::{
     claim, heartbeat, leave, register, register_worker, release, Beat, Claim, NewWorker,
 };
 pub use machines::{register_machine, MachineRow};
+pub use refusals::{record_refusal, refusals, Refusal};
 pub use results::{batch_counts, pairs_by_worker, stored_pairs, FinishedBatch, PairResult};

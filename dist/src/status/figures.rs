@@ -16,6 +16,7 @@ use crate::db::DbError;
 use crate::kinds::match_test::MatchTest;
 use crate::kinds::spsa::{self, SpsaTest};
 use crate::queue::catalog::{test_by_name, Kind, TestRow};
+use crate::queue::refusals::{refusals, refusals_text, Refusal};
 use crate::queue::results::{batch_counts, stored_pairs};
 use crate::status::workers::{worker_figures, worker_table, WorkerFigures};
 
@@ -67,6 +68,8 @@ pub struct MatchStatus {
     pub batches_leased: i64,
     /// Per-worker figures over every stored pair.
     pub workers: Vec<WorkerFigures>,
+    /// Workers that refused the test, and why.
+    pub refusals: Vec<Refusal>,
 }
 
 /// The run's status in the harness's terms.
@@ -99,6 +102,7 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
     }
     let (done, leased) = batch_counts(c, test.id)?;
     let workers = worker_figures(c, &test)?;
+    let refusals = refusals(c, test.id)?;
     let status = run_status(&test);
     Ok(MatchStatus {
         test,
@@ -108,6 +112,7 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
         batches_done: done,
         batches_leased: leased,
         workers,
+        refusals,
     })
 }
 
@@ -131,9 +136,13 @@ impl MatchStatus {
             self.tally.pairs
         );
         out.push_str(&queue_line(t));
+        if let Some(r) = &self.kind.revisions {
+            out.push_str(&r.text());
+        }
         if let Some(r) = &t.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));
         }
+        out.push_str(&refusals_text(&self.refusals));
         out.push_str(&self.summary().text_block());
         if !out.ends_with('\n') {
             out.push('\n');
@@ -187,6 +196,8 @@ pub struct SpsaStatus {
     pub batches_leased: i64,
     /// Per-worker figures over every stored pair.
     pub workers: Vec<WorkerFigures>,
+    /// Workers that refused the test, and why.
+    pub refusals: Vec<Refusal>,
 }
 
 /// Gather the figures of SPSA test `test`.
@@ -195,6 +206,7 @@ pub fn spsa_status(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError>
     let state = spsa::state(c, &test, &kind)?;
     let (done, leased) = batch_counts(c, test.id)?;
     let workers = worker_figures(c, &test)?;
+    let refusals = refusals(c, test.id)?;
     Ok(SpsaStatus {
         test,
         kind,
@@ -202,6 +214,7 @@ pub fn spsa_status(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError>
         batches_done: done,
         batches_leased: leased,
         workers,
+        refusals,
     })
 }
 
@@ -237,6 +250,7 @@ impl SpsaStatus {
         if let Some(r) = &test.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));
         }
+        out.push_str(&refusals_text(&self.refusals));
         let n = st.counts;
         out.push_str(&format!(
             "plus side: {} games +{} ={} -{}, time losses {}, faults {}\n",

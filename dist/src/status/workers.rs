@@ -47,6 +47,8 @@ pub struct WorkerFigures {
     pub clock: Option<String>,
     /// Still on the test (not left).
     pub active: bool,
+    /// Seconds it took to fetch, build and bench a test's revisions.
+    pub build_seconds: Option<f64>,
 }
 
 /// One worker's stored pairs: first-engine scores, time losses, crashes.
@@ -85,7 +87,8 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
     let var = all.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
     let info = c.query(
         "SELECT w.id, w.host, coalesce(sum(b.seconds), 0), count(b.idx), m.nps, \
-         coalesce(m.noisy, false), w.clock, w.left_at IS NULL FROM dist_workers w \
+         coalesce(m.noisy, false), w.clock, w.left_at IS NULL, w.build_seconds \
+         FROM dist_workers w \
          LEFT JOIN dist_machines m ON m.id = w.machine_id \
          LEFT JOIN dist_batches b ON b.worker_id = w.id AND b.state = 'done' \
          WHERE w.test_id = $1 GROUP BY w.id, w.host, m.nps, m.noisy ORDER BY w.id",
@@ -130,6 +133,7 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
             noisy: r.get(5),
             clock: r.get(6),
             active: r.get(7),
+            build_seconds: r.get(8),
         });
     }
     Ok(workers)
@@ -150,8 +154,11 @@ pub fn worker_table(workers: &[WorkerFigures]) -> String {
         let factor = w
             .speed_factor
             .map_or("-".to_string(), |f| format!("{f:.2}"));
+        let built = w
+            .build_seconds
+            .map_or(String::new(), |s| format!("  built in {s:.1} s"));
         out.push_str(&format!(
-            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}  {:<9} {:>5}  {}{}{}{}\n",
+            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}  {:<9} {:>5}  {}{}{}{}{built}\n",
             w.id,
             w.host,
             w.pairs,

@@ -13,6 +13,7 @@ use crate::db::DbError;
 use crate::kinds::spsa;
 use crate::queue::catalog::all_tests;
 use crate::queue::results::stored_pairs;
+use crate::revisions::{display_url, Revisions};
 use crate::status::{
     test_status, worker_figures, MatchStatus, SpsaStatus, TestStatus, WorkerFigures,
 };
@@ -96,6 +97,18 @@ fn worker_json(w: &WorkerFigures) -> Value {
         "crashes": w.crashes, "mean": w.mean, "residual": w.residual,
         "outlier": w.outlier, "nps": w.nps, "speed_factor": w.speed_factor,
         "noisy": w.noisy, "clock": w.clock, "active": w.active,
+        "build_seconds": w.build_seconds,
+    })
+}
+
+/// A test's revisions: the repository (without its secrets) and each side.
+fn revisions_json(r: &Revisions) -> Value {
+    json!({
+        "repo": display_url(&r.repo),
+        "sides": r.sides.iter().map(|s| json!({
+            "role": s.role, "rev": s.rev, "commit": s.commit, "engine": s.engine_name(),
+            "bench": s.bench, "bench_from": s.bench_from.text(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -106,6 +119,14 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
     }
     let st = test_status(c, name)?;
     let mut v = json!({ "test": line(&st) });
+    let refused = match &st {
+        TestStatus::Match(m) => &m.refusals,
+        TestStatus::Spsa(s) => &s.refusals,
+    };
+    v["refusals"] = refused
+        .iter()
+        .map(|r| json!({"host": r.host, "pid": r.pid, "at": r.at, "reason": r.reason}))
+        .collect();
     match &st {
         TestStatus::Match(m) => {
             let s = m.summary();
@@ -121,6 +142,11 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
             for (key, svg) in ["elo", "llr"].into_iter().zip(progress) {
                 charts[key] = json!(svg);
             }
+            v["revisions"] = m
+                .kind
+                .revisions
+                .as_ref()
+                .map_or(Value::Null, revisions_json);
             v["summary"] = serde_json::to_value(&s)
                 .map_err(|e| DbError::Invalid(format!("summary of {name}: {e}")))?;
             v["workers"] = m.workers.iter().map(worker_json).collect();

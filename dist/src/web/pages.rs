@@ -142,11 +142,15 @@ pub fn test_page(name: &str) -> String {
          <tr><th>LLR</th><td data-k=\"sprt\"></td></tr>\
          <tr><th>batches</th><td data-k=\"batches\"></td></tr></tbody></table>\
          <div class=\"charts\" id=\"charts\"></div>\
+         <h2>Revisions</h2><p data-k=\"repo\"></p><table><thead><tr><th>side</th><th>revision</th>\
+         <th>commit</th><th>engine</th><th>bench</th></tr></thead><tbody id=\"revisions\"></tbody></table>\
+         <h2>Refusals</h2><table><thead><tr><th>host</th><th>pid</th><th>at (UTC)</th>\
+         <th>reason</th></tr></thead><tbody id=\"refusals\"></tbody></table>\
          <h2>Parameters</h2><table><thead><tr><th>name</th><th>value</th><th>start</th>\
          <th>min</th><th>max</th></tr></thead><tbody id=\"params\"></tbody></table>\
          <h2>Workers</h2><table><thead><tr><th>worker</th><th>host</th><th>pairs</th>\
          <th>games/min</th><th>time losses</th><th>crashes</th><th>mean pair score</th>\
-         <th>residual</th><th>nps</th><th>speed</th><th>clock</th></tr></thead>\
+         <th>residual</th><th>nps</th><th>speed</th><th>clock</th><th>build</th></tr></thead>\
          <tbody id=\"workers\"></tbody></table>",
         r#"let drawn = '';
 function render(j) {
@@ -177,6 +181,18 @@ function render(j) {
     cell(tr, 'residual', fmt(w.residual, 2) + (w.outlier ? ' outlier' : ''));
     cell(tr, 'nps', String(w.nps) + (w.noisy ? ' noisy' : ''));
     cell(tr, 'speed', fmt(w.speed_factor, 2)); cell(tr, 'clock', w.clock || '');
+    cell(tr, 'build', w.build_seconds === null ? '' : fmt(w.build_seconds, 1) + ' s');
+  });
+  const rv = j.revisions;
+  setText('repo', rv ? 'built by each worker from ' + rv.repo : 'engines as given (no revisions)');
+  rows('revisions', rv ? rv.sides : [], (tr, r) => {
+    cell(tr, 'role', r.role); cell(tr, 'rev', r.rev); cell(tr, 'commit', r.commit);
+    cell(tr, 'engine', r.engine); cell(tr, 'bench', r.bench + ' (' + r.bench_from + ')');
+  });
+  rows('refusals', j.refusals || [], (tr, r) => {
+    tr.className = 'outlier';
+    cell(tr, 'host', r.host); cell(tr, 'pid', String(r.pid)); cell(tr, 'at', r.at);
+    cell(tr, 'reason', r.reason);
   });
 }"#,
     )

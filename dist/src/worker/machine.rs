@@ -1,35 +1,77 @@
 //! What this machine brings to a test, checked before a worker registers:
+//! for a test of revisions its own builds of them ([`crate::revisions`]),
 //! its engines' signatures, which must equal those the test recorded (the
 //! same games), their bench speed, and how many games at once it runs.
 
+use std::sync::atomic::AtomicBool;
+
 use karsinta_harness::play::pairs::check_concurrency;
 
-use crate::kinds::TestKind;
+use crate::kinds::{MatchTest, TestKind};
 use crate::queue::catalog::TestRow;
+use crate::revisions::build::build_here;
 use crate::settings::DistSettings;
 use crate::signature;
 use crate::worker::options::WorkerOptions;
 
 /// What this machine brings to a test, checked before it registers.
 pub(super) struct Machine {
+    /// What it plays: the test's kind, with this machine's builds as the
+    /// engines of a test of revisions.
+    pub kind: TestKind,
     /// Its engines' signatures (JSON), equal to the test's.
     pub signatures: String,
     /// Their summed bench speed.
     pub nps: u64,
     /// Games at once.
     pub concurrency: usize,
+    /// Seconds it took to fetch, build and bench, for a test of revisions.
+    pub build_seconds: Option<f64>,
 }
 
-/// Refuse a test this machine would play differently (other engines) or
-/// cannot play (more games at once than it can run).
+/// Build a test's revisions here, if it has any: the kind with this
+/// machine's builds, their signatures and speed, and the time it took.
+fn with_builds(
+    kind: TestKind,
+    opts: &WorkerOptions,
+) -> Result<(TestKind, Option<(String, u64, f64)>), String> {
+    let TestKind::Match(m) = &kind else {
+        return Ok((kind, None));
+    };
+    let Some(rec) = &m.revisions else {
+        return Ok((kind, None));
+    };
+    let interrupt: Option<&AtomicBool> = opts.stop.as_deref();
+    let cache = opts.build_cache_dir();
+    let mut log = |line: &str| opts.say(line);
+    let built = build_here(&m.cfg, rec, &cache, interrupt, &mut log)?;
+    let played = MatchTest::new(&built.cfg)
+        .map_err(|e| e.to_string())?
+        .with_revisions(rec.clone());
+    Ok((
+        TestKind::Match(Box::new(played)),
+        Some((built.signatures, built.nps, built.seconds)),
+    ))
+}
+
+/// Refuse a test this machine would play differently (other engines or
+/// builds) or cannot play (more games at once than it can run): the error
+/// is the reason the refusal records.
 pub(super) fn check_machine(
     test: &TestRow,
-    kind: &TestKind,
+    kind: TestKind,
     opts: &WorkerOptions,
 ) -> Result<Machine, String> {
+    let (kind, built) = with_builds(kind, opts)?;
     let cfg = kind.config();
-    let dist = DistSettings::of(cfg).map_err(|e| e.to_string())?;
-    let (signatures, nps) = signature::signatures(&cfg.engines, dist.bench_depth)?;
+    let (signatures, nps, build_seconds) = match built {
+        Some((s, n, secs)) => (s, n, Some(secs)),
+        None => {
+            let dist = DistSettings::of(cfg).map_err(|e| e.to_string())?;
+            let (s, n) = signature::signatures(&cfg.engines, dist.bench_depth)?;
+            (s, n, None)
+        }
+    };
     if let Some(diff) = signature::mismatch(&test.signatures, &signatures) {
         return Err(format!(
             "this machine's engines differ from the test's ({diff}): refusing to play"
@@ -38,8 +80,10 @@ pub(super) fn check_machine(
     let concurrency = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
     check_concurrency(&cfg.engines, &cfg.settings, concurrency).map_err(|e| e.to_string())?;
     Ok(Machine {
+        kind,
         signatures,
         nps,
         concurrency,
+        build_seconds,
     })
 }

@@ -21,5 +21,5 @@ mod machine;
 mod options;
 mod run;
 
-pub use options::{WorkerError, WorkerOptions, WorkerTotals};
+pub use options::{Log, WorkerError, WorkerOptions, WorkerTotals};
 pub use run::run_worker;

@@ -42,7 +42,17 @@ pub struct WorkerOptions {
     pub assume_nps: Option<u64>,
     /// For tests: this bench spread instead of a measured one.
     pub assume_spread: Option<f64>,
+    /// The build cache for tests of revisions (fetched repositories in
+    /// `repos/`, builds by commit); `None`: `karsinta ab`'s default
+    /// ([`karsinta_harness::players::build::default_cache_dir`]).
+    pub build_cache: Option<PathBuf>,
+    /// Where the worker's progress lines go (fetches, builds, refusals);
+    /// `None`: nowhere.
+    pub log: Option<Log>,
 }
+
+/// A sink for a worker's progress lines.
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl WorkerOptions {
     /// The defaults for the database at `url`: any open test, waiting for
@@ -62,7 +72,23 @@ impl WorkerOptions {
             noisy_spread: crate::speed::DEFAULT_NOISY_SPREAD,
             assume_nps: None,
             assume_spread: None,
+            build_cache: None,
+            log: None,
         }
+    }
+
+    /// Hand `line` to the log, if there is one.
+    pub fn say(&self, line: &str) {
+        if let Some(log) = &self.log {
+            log(line);
+        }
+    }
+
+    /// The build cache folder for tests of revisions.
+    pub fn build_cache_dir(&self) -> PathBuf {
+        self.build_cache.clone().unwrap_or_else(|| {
+            karsinta_harness::players::build::default_cache_dir(std::path::Path::new("."))
+        })
     }
 }
 

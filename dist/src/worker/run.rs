@@ -1,6 +1,8 @@
 //! A worker's steps in order: measure this machine, pick a test (the
-//! queue's rule), check that this machine plays it as recorded
-//! (signatures, concurrency), scale its clock, register, start the
+//! queue's rule), check that this machine plays it as recorded (builds
+//! of a test's revisions, signatures, concurrency; a refusal is recorded
+//! with its reason, and a worker without `--test` goes on to the other
+//! tests), scale its clock, register, start the
 //! heartbeat, play the batches (until the test ends or the rule sends the
 //! worker elsewhere at a batch boundary), then give back what is still
 //! held and leave the test.
@@ -16,6 +18,7 @@ use crate::queue::catalog::{test_by_name, TestRow};
 use crate::queue::choose::{next_open_test, Asker};
 use crate::queue::lease::{leave, register, NewWorker};
 use crate::queue::machines::{register_machine, MachineRow};
+use crate::queue::refusals::record_refusal;
 use crate::speed;
 use crate::worker::claims::Claimer;
 use crate::worker::collect::Collector;
@@ -33,11 +36,13 @@ pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerTotals, WorkerError> {
     let mut machine = this_machine(opts);
     machine.id = db.run(|c| register_machine(c, &machine))?;
     let signalled = || opts.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst));
+    // Tests this worker refused: the queue's rule passes them over.
+    let mut refused = Vec::new();
     while !signalled() {
         let test = match &opts.test {
             Some(name) => db.run(|c| test_by_name(c, name))?,
             None => {
-                let ask = asker(&machine, opts, None);
+                let ask = asker(&machine, opts, None, &refused);
                 match db.run(|c| next_open_test(c, &ask))? {
                     Some(t) => t,
                     None if opts.fleet => break,
@@ -49,7 +54,13 @@ pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerTotals, WorkerError> {
             }
         };
         if !test.stopped {
-            work_on(&mut db, &test, &machine, opts, &mut totals)?;
+            match work_on(&mut db, &test, &machine, opts, &mut totals, &refused) {
+                Err(e @ WorkerError::Setup { .. }) if opts.test.is_none() => {
+                    opts.say(&format!("{e}; trying other tests"));
+                    refused.push(test.id);
+                }
+                r => r?,
+            }
         }
         if opts.test.is_some() {
             break;
@@ -62,7 +73,12 @@ pub fn run_worker(opts: &WorkerOptions) -> Result<WorkerTotals, WorkerError> {
 /// What the queue's rule needs of this machine, on `current` (test,
 /// worker row) if any. Game slots: the worker's `--concurrency`, else one
 /// per core (a test's own may differ; the next batch boundary corrects).
-fn asker(machine: &MachineRow, opts: &WorkerOptions, current: Option<(i64, i64)>) -> Asker {
+fn asker(
+    machine: &MachineRow,
+    opts: &WorkerOptions,
+    current: Option<(i64, i64)>,
+    refused: &[i64],
+) -> Asker {
     Asker {
         cores: machine.cores,
         memory_mb: machine.memory_mb,
@@ -70,6 +86,7 @@ fn asker(machine: &MachineRow, opts: &WorkerOptions, current: Option<(i64, i64)>
         noisy: machine.noisy,
         concurrency: opts.concurrency.unwrap_or(1).max(1) as u32,
         current,
+        skip: refused.to_vec(),
     }
 }
 
@@ -81,14 +98,25 @@ fn work_on(
     host: &MachineRow,
     opts: &WorkerOptions,
     totals: &mut WorkerTotals,
+    refused: &[i64],
 ) -> Result<(), WorkerError> {
     let setup = |message: String| WorkerError::Setup {
         test: test.name.clone(),
         message,
     };
-    // 1. What the test plays, and whether this machine plays it as recorded.
+    // 1. What the test plays, and whether this machine plays it as
+    //    recorded (building a test's revisions first); a refusal is kept
+    //    with its reason.
     let kind = TestKind::of(test, opts.concurrency).map_err(|e| setup(e.to_string()))?;
-    let machine = check_machine(test, &kind, opts).map_err(setup)?;
+    let machine = match check_machine(test, kind, opts) {
+        Ok(m) => m,
+        Err(reason) => {
+            let pid = std::process::id() as i32;
+            db.run(|c| record_refusal(c, test.id, Some(host.id), &host.host, pid, &reason))?;
+            return Err(setup(reason));
+        }
+    };
+    let kind = &machine.kind;
     // 2. The clock scaled to this machine's speed (node and depth limits
     //    are not); register; a connection for claims; the heartbeat.
     let mut settings = kind.config().settings.clone();
@@ -106,21 +134,22 @@ fn work_on(
         machine: Some(host.id),
         concurrency: machine.concurrency as u32,
         clock: clock.as_deref(),
+        build_seconds: machine.build_seconds,
     };
     let worker = db.run(|c| register(c, &new))?;
     let shared = Shared::new(opts.stop.clone());
     let claims = Db::open(&opts.url, opts.patience)?;
-    let mut claimer = Claimer::new(claims, test, &kind, worker, &shared, opts.poll);
+    let mut claimer = Claimer::new(claims, test, kind, worker, &shared, opts.poll);
     if opts.test.is_none() {
-        let mut ask = asker(host, opts, Some((test.id, worker)));
+        let mut ask = asker(host, opts, Some((test.id, worker)), refused);
         ask.concurrency = machine.concurrency as u32;
         claimer = claimer.rechoosing(ask);
     }
     let heartbeat = Heartbeat::start(opts, test, &shared);
     // 3. Play; every batch's last pair completes it.
-    let mut collector = Collector::new(db, test, &kind, worker, &shared, totals);
+    let mut collector = Collector::new(db, test, kind, worker, &shared, totals);
     let played = play(
-        &kind,
+        kind,
         &settings,
         machine.concurrency,
         opts,

@@ -210,18 +210,7 @@ impl<'a> SidePreparer<'a> {
             role: role.to_string(),
             message,
         };
-        let mut engine = RawEngine {
-            name: role.to_string(),
-            kind: Some(RawKind::Uci),
-            cmd: None,
-            args: Vec::new(),
-            dir: None,
-            options: template.options.clone(),
-            init_timeout_ms: template.init_timeout_ms,
-            params_file: None,
-            params: None,
-            time_control: template.time_control.clone(),
-        };
+        let mut engine = side_engine(role, template);
         let bench_args = self.settings.bench_args.clone();
         let timeout = self.settings.bench_timeout;
         let interrupt = self.interrupt;
@@ -247,11 +236,7 @@ impl<'a> SidePreparer<'a> {
         let prepared = match side {
             Side::Rev(rev) => {
                 let b = self.cache()?.build(rev, log)?;
-                engine.name = format!("{role}-{}", &b.commit[..b.commit.len().min(7)]);
-                engine.cmd = Some(b.binary.display().to_string());
-                // Engines look for their data files (nets, books) next to
-                // themselves or in the working folder: use the source tree.
-                engine.dir = Some(b.dir.display().to_string());
+                engine = revision_engine(role, &b, template);
                 let origin = format!(
                     "{rev} = commit {} ({})",
                     build::short(&b.commit),
@@ -321,6 +306,37 @@ impl<'a> SidePreparer<'a> {
         }
         Ok(prepared)
     }
+}
+
+/// The engine entry of a side before it is made ready: a UCI engine named
+/// `role` with `template`'s options, init timeout and limits.
+fn side_engine(role: &str, template: &RawEngine) -> RawEngine {
+    RawEngine {
+        name: role.to_string(),
+        kind: Some(RawKind::Uci),
+        cmd: None,
+        args: Vec::new(),
+        dir: None,
+        options: template.options.clone(),
+        init_timeout_ms: template.init_timeout_ms,
+        params_file: None,
+        params: None,
+        time_control: template.time_control.clone(),
+    }
+}
+
+/// The engine entry `ab` plays for a built revision: `ROLE-<7 hex digits
+/// of the commit>`, the built binary run in the commit's tree, with
+/// `template`'s options. A fleet worker (karsinta-dist) plays the same
+/// entry for its own build, so its games carry the same names.
+pub fn revision_engine(role: &str, build: &Build, template: &RawEngine) -> RawEngine {
+    let mut engine = side_engine(role, template);
+    engine.name = format!("{role}-{}", &build.commit[..build.commit.len().min(7)]);
+    engine.cmd = Some(build.binary.display().to_string());
+    // Engines look for their data files (nets, books) next to themselves
+    // or in the working folder: use the source tree.
+    engine.dir = Some(build.dir.display().to_string());
+    engine
 }
 
 /// The in-process bench, bounded like an external one: it gives up after
@@ -575,6 +591,16 @@ pub fn prepare_pair(
     Ok((played, a, b))
 }
 
+/// The blocks an `ab` or `gate` config may hold: those of the commands
+/// built on a match ([`super::SECTIONS`]) and karsinta-dist's
+/// ([`super::FLEET_SECTION`]): a fleet test of two revisions is an `ab`
+/// config, which `karsinta ab` then plays on one machine.
+pub fn accepted_sections() -> Vec<&'static str> {
+    let mut v = super::SECTIONS.to_vec();
+    v.push(super::FLEET_SECTION);
+    v
+}
+
 /// Runs `karsinta ab`: build and bench both sides, check they start, play
 /// the config's match (SPRT or fixed games) with dev as the first engine.
 /// `interrupt` is [`RunOptions::interrupt`]: raised before the match, the
@@ -584,7 +610,7 @@ pub fn run_ab(
     interrupt: Option<Arc<AtomicBool>>,
     log: &mut dyn FnMut(&str),
 ) -> Result<AbOutcome, AbError> {
-    let cfg = MatchConfig::load_with(&req.config, &req.overrides, super::SECTIONS)?;
+    let cfg = MatchConfig::load_with(&req.config, &req.overrides, &accepted_sections())?;
     let options = PrepareOptions {
         bench_depth: req.bench_depth,
         interrupt: interrupt.as_deref(),

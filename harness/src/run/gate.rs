@@ -170,7 +170,7 @@ fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
 
 /// Runs the gate. `Err` is a setup error ([`EXIT_SETUP`]).
 pub fn run_gate(req: &GateRequest, log: &mut dyn FnMut(&str)) -> Result<GateReport, AbError> {
-    let cfg = MatchConfig::load_with(&req.config, &req.overrides, super::SECTIONS)?;
+    let cfg = MatchConfig::load_with(&req.config, &req.overrides, &ab::accepted_sections())?;
     let raw_gate: RawGate = cfg.section(SECTION)?.unwrap_or_default();
     let policy = req
         .inconclusive

@@ -1,0 +1,155 @@
+//! The creator's side of a test of revisions: fetch the repository into
+//! the creator's cache, resolve each revision to its commit, take each
+//! commit's bench signature from its message's `Bench: N` line or, where
+//! there is none (or `--own-bench`), from a build here, and derive the
+//! config the test plays: the match config with its first two engines
+//! replaced by the builds, exactly as `karsinta ab` replaces them (dev
+//! first). The engines' paths in that config are where this machine's
+//! cache holds (or would hold) the builds; every worker plays its own.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use karsinta_harness::config::MatchConfig;
+use karsinta_harness::players::build::{Build, BuildCache, BuildError, BuildSettings, RawBuild};
+use karsinta_harness::run::ab::{revision_engine, Side, SidePreparer, SECTION};
+
+use super::mirror::{bench_from_message, normalize_url, Mirror};
+use super::{display_url, BenchSource, Revision, RevisionError, Revisions};
+
+/// What `create --repo URL --base REV --dev REV` asks for.
+#[derive(Clone, Debug)]
+pub struct RevisionRequest {
+    /// `--repo` as given (a URL or a local folder).
+    pub repo: String,
+    /// (role, revision) in engine order: `dev` (the first engine), then
+    /// `base`.
+    pub sides: Vec<(String, String)>,
+    /// The creator's build cache (fetched repositories in `repos/`, builds
+    /// by commit, as `karsinta ab` keeps them).
+    pub cache: PathBuf,
+    /// Build and bench both revisions here even where a commit message
+    /// states its bench (when the config's `build.bench` is not the bench
+    /// those lines quote).
+    pub own_bench: bool,
+}
+
+/// The build settings of `cfg`'s `build:` block (the one `karsinta ab`
+/// reads) with `cache` as the cache folder. A test of revisions needs a
+/// bench: it is what every worker's build is checked against.
+pub fn build_settings(cfg: &MatchConfig, cache: &Path) -> Result<BuildSettings, RevisionError> {
+    let raw: Option<RawBuild> = cfg
+        .section(SECTION)
+        .map_err(|e| RevisionError::Invalid(e.to_string()))?;
+    let base = cfg.path.parent().unwrap_or(Path::new("."));
+    let mut s = BuildSettings::from_raw(&raw.unwrap_or_default(), base)
+        .map_err(|e| RevisionError::Invalid(format!("{}: {SECTION}: {e}", cfg.path.display())))?;
+    if s.bench_args.is_empty() {
+        return Err(RevisionError::Invalid(format!(
+            "{}: build.bench: a fleet test of revisions needs a bench (every worker's build \
+             is checked against it)",
+            cfg.path.display()
+        )));
+    }
+    s.cache_dir = Some(cache.to_path_buf());
+    Ok(s)
+}
+
+/// A revision error that names the repository rather than the mirror.
+fn named(url: &str, e: BuildError) -> RevisionError {
+    match e {
+        BuildError::UnknownRevision { rev, message, .. } => RevisionError::Repo {
+            url: display_url(url),
+            message: format!("unknown revision '{rev}' ({message})"),
+        },
+        other => other.into(),
+    }
+}
+
+/// Resolve, bench and derive the played config (see the module doc).
+/// `log` gets one line per step.
+pub fn resolve(
+    cfg: &MatchConfig,
+    req: &RevisionRequest,
+    interrupt: Option<&AtomicBool>,
+    log: &mut dyn FnMut(&str),
+) -> Result<(MatchConfig, Revisions), RevisionError> {
+    let settings = build_settings(cfg, &req.cache)?;
+    let url = normalize_url(&req.repo)?;
+    let templates = &cfg.resolved().engines;
+    if req.sides.len() != 2 || templates.len() < 2 {
+        return Err(RevisionError::Invalid(
+            "a test of revisions has two sides, dev and base".into(),
+        ));
+    }
+    log(&format!("fetching {}", display_url(&url)));
+    let mirror = Mirror::open(&url, &req.cache)?;
+    mirror.fetch()?;
+    let cache = BuildCache::open(mirror.dir(), settings.clone())?;
+    let mut preparer = SidePreparer::new(mirror.dir(), settings.clone()).with_interrupt(interrupt);
+    // Every revision resolved before anything is built: a typo in one must
+    // not cost the other's build first.
+    let mut commits = Vec::new();
+    for (_, rev) in &req.sides {
+        commits.push(cache.resolve(rev).map_err(|e| named(&url, e))?);
+    }
+    let mut sides = Vec::new();
+    let mut engines = Vec::new();
+    for (((role, rev), commit), template) in req.sides.iter().zip(commits).zip(templates) {
+        let stated = if req.own_bench {
+            None
+        } else {
+            bench_from_message(&mirror.message(&commit)?)
+        };
+        let (build, bench, bench_from) = match stated {
+            Some(n) => {
+                let dir = cache.commit_dir(&commit);
+                let build = Build {
+                    binary: dir.join(&settings.binary),
+                    commit: commit.clone(),
+                    dir,
+                    reused: false,
+                };
+                (build, n, BenchSource::CommitMessage)
+            }
+            None => {
+                let p = preparer
+                    .prepare(role, &Side::Rev(commit.clone()), template, log)
+                    .map_err(|e| RevisionError::Invalid(format!("{role}: {e}")))?;
+                let bench = match p.bench {
+                    Some(Ok(b)) => b.nodes,
+                    Some(Err(e)) => {
+                        return Err(RevisionError::Invalid(format!(
+                            "{role} ({rev} = {commit}): bench: {e}"
+                        )))
+                    }
+                    None => {
+                        return Err(RevisionError::Invalid(format!(
+                            "{role} ({rev} = {commit}): the bench was skipped"
+                        )))
+                    }
+                };
+                let build = p.build.ok_or_else(|| {
+                    RevisionError::Invalid(format!("{role}: a revision without a build"))
+                })?;
+                (build, bench, BenchSource::CreatorBuild)
+            }
+        };
+        log(&format!(
+            "{role}: {rev} = commit {commit}, bench {bench} ({})",
+            bench_from.text()
+        ));
+        engines.push(revision_engine(role, &build, template));
+        sides.push(Revision {
+            role: role.clone(),
+            rev: rev.clone(),
+            commit,
+            bench,
+            bench_from,
+        });
+    }
+    let played = cfg
+        .with_engines(engines)
+        .map_err(|e| RevisionError::Invalid(e.to_string()))?;
+    Ok((played, Revisions { repo: url, sides }))
+}
