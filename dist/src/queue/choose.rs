@@ -6,7 +6,7 @@
 //!
 //! 1. Only the open tests this machine meets (cores, memory, Syzygy; a
 //!    noisy machine only fixed-node or fixed-depth tests) and has not
-//!    refused (see [`crate::queue::refusals`]), and of those only the
+//!    refused (see [`mod@crate::queue::refusals`]), and of those only the
 //!    highest priority.
 //! 2. Each candidate's ratio: the game slots (`concurrency`) of the active
 //!    workers on it, plus this worker's, over its throughput weight. The

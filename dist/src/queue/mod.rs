@@ -24,7 +24,7 @@
 //!   shares, the machine a test needs).
 //! - [`lease`]: workers, claims, heartbeats, release.
 //! - [`machines`]: the machines workers run on, with their speed.
-//! - [`refusals`]: workers that refused a test, and why.
+//! - [`mod@refusals`]: workers that refused a test, and why.
 //! - [`results`]: a batch's pairs, the prefix, reading them back.
 //! - [`completion`]: the one completion core.
 

@@ -9,7 +9,7 @@ use karsinta_harness::play::pairs::check_concurrency;
 
 use crate::kinds::{MatchTest, TestKind};
 use crate::queue::catalog::TestRow;
-use crate::revisions::build::build_here;
+use crate::revisions::build::{build_here, Built};
 use crate::settings::DistSettings;
 use crate::signature;
 use crate::worker::options::WorkerOptions;
@@ -30,11 +30,8 @@ pub(super) struct Machine {
 }
 
 /// Build a test's revisions here, if it has any: the kind with this
-/// machine's builds, their signatures and speed, and the time it took.
-fn with_builds(
-    kind: TestKind,
-    opts: &WorkerOptions,
-) -> Result<(TestKind, Option<(String, u64, f64)>), String> {
+/// machine's builds, and the builds (signatures, speed, time taken).
+fn with_builds(kind: TestKind, opts: &WorkerOptions) -> Result<(TestKind, Option<Built>), String> {
     let TestKind::Match(m) = &kind else {
         return Ok((kind, None));
     };
@@ -48,10 +45,7 @@ fn with_builds(
     let played = MatchTest::new(&built.cfg)
         .map_err(|e| e.to_string())?
         .with_revisions(rec.clone());
-    Ok((
-        TestKind::Match(Box::new(played)),
-        Some((built.signatures, built.nps, built.seconds)),
-    ))
+    Ok((TestKind::Match(Box::new(played)), Some(built)))
 }
 
 /// Refuse a test this machine would play differently (other engines or
@@ -65,7 +59,7 @@ pub(super) fn check_machine(
     let (kind, built) = with_builds(kind, opts)?;
     let cfg = kind.config();
     let (signatures, nps, build_seconds) = match built {
-        Some((s, n, secs)) => (s, n, Some(secs)),
+        Some(b) => (b.signatures, b.nps, Some(b.seconds)),
         None => {
             let dist = DistSettings::of(cfg).map_err(|e| e.to_string())?;
             let (s, n) = signature::signatures(&cfg.engines, dist.bench_depth)?;
