@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, FromSetup, Position};
+use shakmaty::{Board, CastlingMode, Chess, FromSetup, Position};
 
 /// A match's variant (`variant:` in YAML, fastchess `-variant`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -133,9 +133,63 @@ pub fn parse_position(fen: &str, variant: Variant) -> Result<Chess, String> {
         })
 }
 
+/// The Chess960 start position with White's back rank of start position
+/// `white` and Black's of `black` (Scharnagl's numbers, 0 to 959, taken
+/// modulo 960; 518 is standard chess): equal in Chess960, drawn
+/// independently in double Chess960. White to move, all four castling
+/// rights, Chess960 castling.
+pub fn chess960_start(white: u16, black: u16) -> Chess {
+    let ranks = |id: u16| Board::chess960(u32::from(id % 960)).to_string();
+    let (white, black) = (ranks(white), ranks(black));
+    let first = |board: &str| board.rsplit('/').next().unwrap_or_default().to_string();
+    let eighth = |board: &str| board.split('/').next().unwrap_or_default().to_string();
+    let fen = format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{} w KQkq - 0 1",
+        eighth(&black),
+        first(&white)
+    );
+    parse_position(&fen, Variant::Chess960).expect("every Chess960 array is a legal start")
+}
+
 #[cfg(test)]
 mod tests {
+    use shakmaty::Color;
+
     use super::*;
+
+    #[test]
+    fn chess960_starts_are_the_960_arrays_on_each_side() {
+        let rank = |pos: &Chess, color: Color| -> String {
+            let fen = crate::formats::fen::position_fen(pos);
+            let board = fen.split(' ').next().unwrap().to_string();
+            let rank = if color.is_white() {
+                board.rsplit('/').next()
+            } else {
+                board.split('/').next()
+            };
+            rank.unwrap().to_ascii_uppercase()
+        };
+        let mut seen = std::collections::HashSet::new();
+        for id in 0..960 {
+            let pos = chess960_start(id, id);
+            let r = rank(&pos, Color::White);
+            assert_eq!(r, rank(&pos, Color::Black), "{id}");
+            let at = |c| r.match_indices(c).map(|(i, _)| i).collect::<Vec<_>>();
+            let (rooks, king, bishops) = (at('R'), at('K'), at('B'));
+            assert!(rooks[0] < king[0] && king[0] < rooks[1], "{id}: {r}");
+            assert_ne!(bishops[0] % 2, bishops[1] % 2, "{id}: {r}");
+            assert_eq!((at('Q').len(), at('N').len()), (1, 2), "{id}: {r}");
+            assert_eq!(pos.castles().mode(), CastlingMode::Chess960);
+            assert!(seen.insert(r));
+        }
+        assert_eq!(seen.len(), 960);
+        assert_eq!(chess960_start(518, 518), Variant::Chess960.start_position());
+        let double = crate::formats::fen::position_fen(&chess960_start(0, 959));
+        assert_eq!(
+            double,
+            "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
+    }
 
     #[test]
     fn names_and_modes() {

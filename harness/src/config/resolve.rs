@@ -780,11 +780,12 @@ fn resolve_openings(
             format!("{} does not exist", p.display()),
         ));
     }
-    if o.format.is_none() && OpeningFormat::from_path(&p).is_none() {
+    let detected = crate::openings::format_of_file(&p);
+    if o.format.is_none() && detected.is_none() {
         return Err(invalid(
             path,
             "openings.format",
-            "cannot tell the format from the file name: give epd or pgn",
+            "cannot tell the format from the file name (or its zip member's): give epd or pgn",
         ));
     }
     if o.plies == Some(0) {
@@ -800,7 +801,7 @@ fn resolve_openings(
         }
     }
     o.file = p.display().to_string();
-    o.format = o.format.or_else(|| OpeningFormat::from_path(&p));
+    o.format = o.format.or(detected);
     o.order = Some(o.order.unwrap_or_default());
     o.start = Some(o.start.unwrap_or(0));
     Ok(Some(OpeningsConfig {

@@ -31,6 +31,7 @@ use thiserror::Error;
 
 use crate::formats::epd::read_epd_in;
 use crate::formats::fen::position_fen;
+use crate::formats::packed::{member_name, unpack, PackError};
 use crate::formats::pgn_read::{PgnLines, PgnRules};
 use crate::variant::{parse_position, Variant};
 
@@ -88,8 +89,15 @@ pub enum OpeningFormat {
 }
 
 impl OpeningFormat {
-    /// Format implied by a file name's extension (`.epd`, `.fen`, `.pgn`).
+    /// Format implied by a file name's extension (`.epd`, `.fen`, `.pgn`),
+    /// looking through a `.gz` or `.zip` one (`book.epd.zip`).
     pub fn from_path(path: &Path) -> Option<OpeningFormat> {
+        let packed =
+            |e: &std::ffi::OsStr| e.eq_ignore_ascii_case("gz") || e.eq_ignore_ascii_case("zip");
+        let path = match path.extension() {
+            Some(e) if packed(e) => path.with_extension(""),
+            _ => path.to_path_buf(),
+        };
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "epd" | "fen" => Some(OpeningFormat::Epd),
@@ -164,10 +172,14 @@ pub enum OpeningError {
         error: std::io::Error,
     },
     #[error(
-        "{}: unknown opening file extension (expected .epd or .pgn; set the format explicitly)",
+        "{}: unknown opening file extension (expected .epd or .pgn, possibly in a .gz or \
+         .zip; set the format explicitly)",
         path.display()
     )]
     UnknownFormat { path: PathBuf },
+    /// A `.gz` or `.zip` file that cannot be unpacked.
+    #[error(transparent)]
+    Packed(#[from] PackError),
     /// A bad EPD line.
     #[error("{}:{line}: {reason}", path.display())]
     BadEpd {
@@ -244,22 +256,42 @@ pub fn load_openings_with(
     path: &Path,
     options: &LoadOptions,
 ) -> Result<LoadedOpenings, OpeningError> {
-    let format = match options.format.or_else(|| OpeningFormat::from_path(path)) {
-        Some(format) => format,
-        None => {
-            return Err(OpeningError::UnknownFormat {
-                path: path.to_path_buf(),
-            })
-        }
-    };
     let data = std::fs::read(path).map_err(|error| OpeningError::Io {
         path: path.to_path_buf(),
         error,
     })?;
-    parse_openings(&data, path, format, options)
+    read_openings(&data, path, options)
 }
 
-/// Parse an opening suite held in memory; `path` is only used in errors.
+/// Read an opening suite from the bytes of the file at `path` as stored:
+/// plain, gzip or a zip of one file ([`crate::formats::packed`]). The
+/// format is `options.format`, else the extension of the zip member or of
+/// the name without `.gz`; errors name the member as `book.zip/member.epd`.
+pub fn read_openings(
+    data: &[u8],
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<LoadedOpenings, OpeningError> {
+    let text = unpack(data, path)?;
+    let format = options
+        .format
+        .or_else(|| OpeningFormat::from_path(&text.name))
+        .ok_or_else(|| OpeningError::UnknownFormat {
+            path: text.name.clone(),
+        })?;
+    parse_openings(&text.data, &text.name, format, options)
+}
+
+/// The format of the opening file at `path` as [`read_openings`] would
+/// pick it without an explicit one, looking into a zip's directory for its
+/// member's name (nothing is decompressed); `None` when the name does not
+/// tell or the file cannot be read.
+pub fn format_of_file(path: &Path) -> Option<OpeningFormat> {
+    OpeningFormat::from_path(path).or_else(|| OpeningFormat::from_path(&member_name(path)?))
+}
+
+/// Parse an opening suite held in memory as plain text; `path` is only used
+/// in errors.
 pub fn parse_openings(
     data: &[u8],
     path: &Path,

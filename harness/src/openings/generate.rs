@@ -2,8 +2,11 @@
 //!
 //! Method, in three stages:
 //! 1. Candidates: positions `plies` plies after each root (the start position,
-//!    or every opening of a given suite). When the tree is small enough
-//!    (at most [`GenerateConfig::max_leaves`] leaves) it is enumerated in full
+//!    every opening of a given suite, or the Chess960 start positions: the
+//!    960 arrays, or in double Chess960 each side's array drawn on its own,
+//!    960 x 960 of them, see [`StartSet`]). When the tree is small enough
+//!    (at most [`GenerateConfig::max_leaves`] leaves) and its roots are not
+//!    the 921,600 double Chess960 ones, it is enumerated in full
 //!    and every distinct position is a candidate; otherwise (8 plies from the
 //!    start already has ~85M leaves) candidates come from random playouts:
 //!    a uniformly chosen root, then uniformly chosen legal moves. Positions
@@ -32,6 +35,46 @@ use thiserror::Error;
 
 use crate::formats::fen::position_fen;
 use crate::openings::Opening;
+use crate::variant::{chess960_start, Variant};
+
+/// Where lines start when no roots are given, and so the variant they are
+/// played and scored in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StartSet {
+    /// Standard chess: the start position (or the roots).
+    #[default]
+    Standard,
+    /// Chess960: the 960 start positions, both sides alike (or the roots,
+    /// read as Chess960).
+    Chess960,
+    /// Double Chess960: White's and Black's arrays drawn independently
+    /// (921,600 start positions), played as Chess960.
+    Dfrc,
+}
+
+impl StartSet {
+    /// The variant the lines are played in.
+    pub fn variant(self) -> Variant {
+        match self {
+            StartSet::Standard => Variant::Standard,
+            StartSet::Chess960 | StartSet::Dfrc => Variant::Chess960,
+        }
+    }
+}
+
+impl std::str::FromStr for StartSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "standard" => Ok(StartSet::Standard),
+            "chess960" | "fischerandom" | "frc" => Ok(StartSet::Chess960),
+            "dfrc" => Ok(StartSet::Dfrc),
+            _ => Err(format!(
+                "unknown variant '{s}' (expected standard, chess960 or dfrc)"
+            )),
+        }
+    }
+}
 
 /// How candidates are found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,8 +105,10 @@ pub struct GenerateConfig {
     pub params: Params,
     /// Transposition table per scoring thread.
     pub hash_mb: usize,
-    /// Roots; empty = the standard start position.
+    /// Roots; empty = the start positions of `starts`.
     pub roots: Vec<Opening>,
+    /// The variant, and the start positions when `roots` is empty.
+    pub starts: StartSet,
     pub method: CandidateMethod,
     /// Largest tree (in leaves) that is enumerated in full.
     pub max_leaves: u64,
@@ -81,6 +126,7 @@ impl Default for GenerateConfig {
             params: Params::default(),
             hash_mb: 2,
             roots: Vec::new(),
+            starts: StartSet::Standard,
             method: CandidateMethod::Auto,
             max_leaves: 2_000_000,
         }
@@ -90,13 +136,13 @@ impl Default for GenerateConfig {
 /// One generated opening.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GeneratedPosition {
-    /// 6-field FEN.
+    /// 6-field FEN (X-FEN castling rights in Chess960).
     pub fen: String,
     /// Search score from White's view.
     pub score_cp: i32,
     /// Index of the root it was reached from (into `roots`; 0 for the start).
     pub root: usize,
-    /// The moves from the root, UCI.
+    /// The moves from the root, UCI (king-takes-rook castling in Chess960).
     pub moves: Vec<String>,
 }
 
@@ -132,6 +178,8 @@ pub enum GenerateError {
     TreeTooLarge { plies: usize, max_leaves: u64 },
     #[error("root opening {id}: {reason}")]
     BadRoot { id: usize, reason: String },
+    #[error("double Chess960 draws its own start positions; it takes no root openings")]
+    DfrcWithRoots,
     #[error("engine rejected position {fen}: {reason}")]
     Engine { fen: String, reason: String },
 }
@@ -160,14 +208,18 @@ pub fn generate(
     if config.nodes.is_none() && config.depth.is_none() {
         return Err(GenerateError::NoLimit);
     }
-    let roots = root_positions(&config.roots)?;
+    let roots = Roots::new(config)?;
+    let mode = config.starts.variant().castling_mode();
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
 
     // Stage 1: candidates, enumerated in full when small enough.
     let enumerated = match config.method {
         CandidateMethod::Playout => None,
+        // 921,600 roots: listing them all costs seconds and hundreds of MB
+        // for a sample of `count`; playouts draw the roots instead.
+        CandidateMethod::Auto if matches!(roots, Roots::Dfrc) => None,
         CandidateMethod::Auto | CandidateMethod::Exhaustive => {
-            enumerate(&roots, config.plies, config.max_leaves)
+            enumerate(&roots, config.plies, config.max_leaves, mode)
         }
     };
     if enumerated.is_none() && config.method == CandidateMethod::Exhaustive {
@@ -188,7 +240,7 @@ pub fn generate(
         None => {
             let mut seen = HashSet::new();
             let plies = config.plies;
-            Box::new(move |rng| playout_candidate(&roots, plies, &mut seen, rng))
+            Box::new(move |rng| playout_candidate(&roots, plies, mode, &mut seen, rng))
         }
     };
 
@@ -246,19 +298,55 @@ pub fn write_epd(positions: &[GeneratedPosition], out: &mut dyn Write) -> io::Re
     Ok(())
 }
 
-fn root_positions(roots: &[Opening]) -> Result<Vec<Chess>, GenerateError> {
-    if roots.is_empty() {
-        return Ok(vec![Chess::default()]);
-    }
-    roots
-        .iter()
-        .map(|o| {
-            o.end_position().map_err(|e| GenerateError::BadRoot {
-                id: o.id,
-                reason: e.to_string(),
-            })
+/// The positions lines start from, by index: listed (the standard start or
+/// the roots' end positions), or the Chess960 arrays built on demand (there
+/// are 921,600 double Chess960 ones).
+enum Roots {
+    Listed(Vec<Chess>),
+    /// Start position `i` is array `i` for both sides.
+    Chess960,
+    /// Start position `i` is White's array `i / 960` and Black's `i % 960`.
+    Dfrc,
+}
+
+impl Roots {
+    fn new(config: &GenerateConfig) -> Result<Roots, GenerateError> {
+        let variant = config.starts.variant();
+        if !config.roots.is_empty() {
+            if config.starts == StartSet::Dfrc {
+                return Err(GenerateError::DfrcWithRoots);
+            }
+            let listed = config.roots.iter().map(|o| {
+                o.end_position_in(variant)
+                    .map_err(|e| GenerateError::BadRoot {
+                        id: o.id,
+                        reason: e.to_string(),
+                    })
+            });
+            return listed.collect::<Result<_, _>>().map(Roots::Listed);
+        }
+        Ok(match config.starts {
+            StartSet::Standard => Roots::Listed(vec![Chess::default()]),
+            StartSet::Chess960 => Roots::Chess960,
+            StartSet::Dfrc => Roots::Dfrc,
         })
-        .collect()
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Roots::Listed(list) => list.len(),
+            Roots::Chess960 => 960,
+            Roots::Dfrc => 960 * 960,
+        }
+    }
+
+    fn get(&self, i: usize) -> Chess {
+        match self {
+            Roots::Listed(list) => list[i].clone(),
+            Roots::Chess960 => chess960_start(i as u16, i as u16),
+            Roots::Dfrc => chess960_start((i / 960) as u16, (i % 960) as u16),
+        }
+    }
 }
 
 /// De-duplication key: the FEN without move counters.
@@ -272,17 +360,22 @@ fn dedup_key(pos: &Chess) -> String {
 /// All distinct non-terminal positions `plies` plies after the roots, in
 /// depth-first order, with the number of leaves; `None` if the tree has more
 /// than `max_leaves` leaves.
-fn enumerate(roots: &[Chess], plies: usize, max_leaves: u64) -> Option<(Vec<Candidate>, u64)> {
-    struct Walk<'a> {
+fn enumerate(
+    roots: &Roots,
+    plies: usize,
+    max_leaves: u64,
+    mode: CastlingMode,
+) -> Option<(Vec<Candidate>, u64)> {
+    struct Walk {
         seen: HashSet<String>,
         out: Vec<Candidate>,
         leaves: u64,
         max_leaves: u64,
         path: Vec<String>,
         root: usize,
-        _roots: &'a [Chess],
+        mode: CastlingMode,
     }
-    fn walk(w: &mut Walk<'_>, pos: &Chess, left: usize) -> bool {
+    fn walk(w: &mut Walk, pos: &Chess, left: usize) -> bool {
         if left == 0 {
             w.leaves += 1;
             if w.leaves > w.max_leaves {
@@ -299,7 +392,7 @@ fn enumerate(roots: &[Chess], plies: usize, max_leaves: u64) -> Option<(Vec<Cand
         }
         for m in pos.legal_moves() {
             let mut next = pos.clone();
-            w.path.push(m.to_uci(CastlingMode::Standard).to_string());
+            w.path.push(m.to_uci(w.mode).to_string());
             next.play_unchecked(m);
             let ok = walk(w, &next, left - 1);
             w.path.pop();
@@ -316,11 +409,11 @@ fn enumerate(roots: &[Chess], plies: usize, max_leaves: u64) -> Option<(Vec<Cand
         max_leaves,
         path: Vec::new(),
         root: 0,
-        _roots: roots,
+        mode,
     };
-    for (i, root) in roots.iter().enumerate() {
+    for i in 0..roots.len() {
         w.root = i;
-        if !walk(&mut w, root, plies) {
+        if !walk(&mut w, &roots.get(i), plies) {
             return None;
         }
     }
@@ -330,14 +423,15 @@ fn enumerate(roots: &[Chess], plies: usize, max_leaves: u64) -> Option<(Vec<Cand
 /// One new distinct candidate from random playouts, or `None` after
 /// [`MAX_FRUITLESS_PLAYOUTS`] playouts in a row found nothing new.
 fn playout_candidate(
-    roots: &[Chess],
+    roots: &Roots,
     plies: usize,
+    mode: CastlingMode,
     seen: &mut HashSet<String>,
     rng: &mut ChaCha8Rng,
 ) -> Option<Candidate> {
     'playout: for _ in 0..MAX_FRUITLESS_PLAYOUTS {
         let root = rng.gen_range(0..roots.len());
-        let mut pos = roots[root].clone();
+        let mut pos = roots.get(root);
         let mut moves = Vec::with_capacity(plies);
         for _ in 0..plies {
             let legal = pos.legal_moves();
@@ -345,7 +439,7 @@ fn playout_candidate(
                 continue 'playout;
             }
             let m = legal[rng.gen_range(0..legal.len())];
-            moves.push(m.to_uci(CastlingMode::Standard).to_string());
+            moves.push(m.to_uci(mode).to_string());
             pos.play_unchecked(m);
         }
         if !pos.is_game_over() && seen.insert(dedup_key(&pos)) {
@@ -373,7 +467,11 @@ fn score_batch(
             },
             |searcher, candidate| {
                 let fen = position_fen(&candidate.pos);
-                let pos = EnginePosition::from_fen(&fen).map_err(|e| GenerateError::Engine {
+                let pos = match config.starts.variant() {
+                    Variant::Standard => EnginePosition::from_fen(&fen),
+                    Variant::Chess960 => EnginePosition::from_fen_chess960(&fen),
+                };
+                let pos = pos.map_err(|e| GenerateError::Engine {
                     fen: fen.clone(),
                     reason: e.to_string(),
                 })?;
@@ -402,15 +500,16 @@ mod tests {
 
     #[test]
     fn enumeration_counts_match_perft_and_dedups() {
-        let roots = [Chess::default()];
-        let (all, leaves) = enumerate(&roots, 2, 10_000).unwrap();
+        let roots = Roots::Listed(vec![Chess::default()]);
+        let mode = CastlingMode::Standard;
+        let (all, leaves) = enumerate(&roots, 2, 10_000, mode).unwrap();
         assert_eq!(leaves, 400);
         assert_eq!(all.len(), 400);
-        let (all, leaves) = enumerate(&roots, 3, 10_000).unwrap();
+        let (all, leaves) = enumerate(&roots, 3, 10_000, mode).unwrap();
         assert_eq!(leaves, 8902);
         // 5362 distinct positions after 3 plies (transpositions removed).
         assert_eq!(all.len(), 5362);
-        assert!(enumerate(&roots, 3, 8901).is_none());
+        assert!(enumerate(&roots, 3, 8901, mode).is_none());
     }
 
     #[test]
@@ -428,12 +527,15 @@ mod tests {
 
     #[test]
     fn playouts_are_seeded_and_distinct() {
-        let roots = [Chess::default()];
+        let roots = Roots::Listed(vec![Chess::default()]);
         let run = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let mut seen = HashSet::new();
             (0..50)
-                .map(|_| playout_candidate(&roots, 6, &mut seen, &mut rng).unwrap())
+                .map(|_| {
+                    playout_candidate(&roots, 6, CastlingMode::Standard, &mut seen, &mut rng)
+                        .unwrap()
+                })
                 .map(|c| (dedup_key(&c.pos), c.moves))
                 .collect::<Vec<_>>()
         };
@@ -448,11 +550,12 @@ mod tests {
     #[test]
     fn playouts_stop_when_nothing_new_is_left() {
         // One ply from the start: only 20 distinct positions exist.
-        let roots = [Chess::default()];
+        let roots = Roots::Listed(vec![Chess::default()]);
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut seen = HashSet::new();
+        let mode = CastlingMode::Standard;
         let found =
-            std::iter::from_fn(|| playout_candidate(&roots, 1, &mut seen, &mut rng)).count();
+            std::iter::from_fn(|| playout_candidate(&roots, 1, mode, &mut seen, &mut rng)).count();
         assert_eq!(found, 20);
     }
 }

@@ -7,6 +7,7 @@ pub mod generate;
 
 pub use crate::formats::fen::position_fen;
 pub use book::{
-    fingerprint, is_fingerprint, load_openings, load_openings_with, order_openings, parse_openings,
-    LoadOptions, LoadedOpenings, Opening, OpeningError, OpeningFormat, OpeningOrder,
+    fingerprint, format_of_file, is_fingerprint, load_openings, load_openings_with, order_openings,
+    parse_openings, read_openings, LoadOptions, LoadedOpenings, Opening, OpeningError,
+    OpeningFormat, OpeningOrder,
 };

@@ -17,9 +17,7 @@ use serde::Serialize;
 use super::error::{io_err, MatchError};
 use crate::config::TournamentKind;
 use crate::config::{ColourSchedule, MatchConfig, OpeningsConfig};
-use crate::openings::{
-    fingerprint, order_openings, parse_openings, LoadOptions, Opening, OpeningError, OpeningFormat,
-};
+use crate::openings::{fingerprint, order_openings, read_openings, LoadOptions, Opening};
 use crate::play::game;
 use crate::play::pairs::PairJob;
 use crate::players::{EngineError, PlayerKind, PlayerSpec};
@@ -237,19 +235,13 @@ fn load_checked_openings(
     variant: Variant,
 ) -> Result<(Vec<Opening>, String), MatchError> {
     let data = std::fs::read(&o.path).map_err(io_err(&o.path))?;
-    let format = o
-        .format
-        .or_else(|| OpeningFormat::from_path(&o.path))
-        .ok_or_else(|| OpeningError::UnknownFormat {
-            path: o.path.clone(),
-        })?;
     let options = LoadOptions {
-        format: Some(format),
+        format: o.format,
         plies: o.plies,
         skip_bad: false,
         variant,
     };
-    let list = parse_openings(&data, &o.path, format, &options)?.openings;
+    let list = read_openings(&data, &o.path, &options)?.openings;
     let checksum = fingerprint(&data);
     let changed = o.checksum.as_ref().is_some_and(|c| *c != checksum)
         || o.entries.is_some_and(|n| n != list.len());

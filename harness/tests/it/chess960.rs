@@ -102,6 +102,40 @@ fn in_process_and_uci_karsinta_play_x_fen_and_shredder_fen_books() {
     assert!(castles > 0, "no castling in 12 Chess960 games");
 }
 
+/// A suite of `openings generate --variant dfrc`, gzipped, plays as a
+/// Chess960 book: every game replays in python-chess.
+#[test]
+fn a_generated_double_chess960_suite_plays() {
+    use karsinta_harness::openings::generate::{generate, write_epd, GenerateConfig, StartSet};
+    use std::io::Write;
+
+    let suite = GenerateConfig {
+        plies: 0,
+        max_cp: 400,
+        count: 2,
+        seed: 4,
+        nodes: Some(200),
+        starts: StartSet::Dfrc,
+        ..GenerateConfig::default()
+    };
+    let report = generate(&suite, &|_| {}).unwrap();
+    let mut text = Vec::new();
+    write_epd(&report.positions, &mut text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("dfrc.epd.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&text).unwrap();
+    std::fs::write(&book, gz.finish().unwrap()).unwrap();
+    let engines = format!("{INPROC_AND_UCI}\n{}", uci_karsinta());
+    let cfg = config(dir.path(), &engines, &book, "variant: chess960", 4);
+    let out = dir.path().join("run");
+    assert_eq!(run(&cfg, &out, &Overrides::default()).games, 4);
+    let pgn = check_pgn(&out, 4);
+    let first = String::from_utf8(text).unwrap();
+    let first = first.lines().next().unwrap();
+    assert!(pgn.contains(&format!("[FEN \"{first}\"]")), "{pgn}");
+}
+
 #[test]
 fn an_engine_without_uci_chess960_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();

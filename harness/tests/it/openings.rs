@@ -510,6 +510,135 @@ mod generate {
     }
 }
 
+/// `openings generate --variant chess960|dfrc`: Chess960 start positions,
+/// scored like the standard ones, as X-FEN (or Shredder-FEN).
+mod generate_chess960 {
+    use std::collections::HashSet;
+
+    use karsinta_harness::formats::fen::{position_fen, shredder_fen};
+    use karsinta_harness::openings::generate::{generate, GenerateConfig, StartSet};
+    use karsinta_harness::variant::{chess960_start, parse_position, Variant};
+
+    fn config(starts: StartSet, seed: u64) -> GenerateConfig {
+        GenerateConfig {
+            plies: 0,
+            max_cp: 400,
+            count: 16,
+            seed,
+            nodes: Some(200),
+            starts,
+            ..GenerateConfig::default()
+        }
+    }
+
+    fn fens(config: &GenerateConfig) -> Vec<String> {
+        let report = generate(config, &|_| {}).unwrap();
+        report.positions.into_iter().map(|p| p.fen).collect()
+    }
+
+    /// The back ranks (White's, Black's) of a start position's FEN, both
+    /// written as White's.
+    fn ranks(fen: &str) -> (String, String) {
+        let board: Vec<&str> = fen.split(' ').next().unwrap().split('/').collect();
+        (board[7].to_string(), board[0].to_ascii_uppercase())
+    }
+
+    #[test]
+    fn chess960_starts_are_legal_deterministic_and_seeded() {
+        let arrays: HashSet<String> = (0..960)
+            .map(|id| ranks(&position_fen(&chess960_start(id, id))).0)
+            .collect();
+        for starts in [StartSet::Chess960, StartSet::Dfrc] {
+            let a = fens(&config(starts, 1));
+            assert_eq!(a.len(), 16, "{starts:?}");
+            assert_eq!(
+                a,
+                fens(&config(starts, 1)),
+                "{starts:?}: same seed, same file"
+            );
+            assert_ne!(a, fens(&config(starts, 2)), "{starts:?}");
+            let mut differ = 0;
+            for fen in &a {
+                let pos = parse_position(fen, Variant::Chess960).unwrap();
+                assert_eq!(position_fen(&pos), *fen, "stored as X-FEN");
+                assert!(fen.contains("/pppppppp/8/8/8/8/PPPPPPPP/"), "{fen}");
+                assert!(fen.ends_with(" w KQkq - 0 1"), "{fen}");
+                let (white, black) = ranks(fen);
+                assert!(arrays.contains(&white) && arrays.contains(&black), "{fen}");
+                differ += usize::from(white != black);
+                // Shredder-FEN names the same position.
+                let shredder = shredder_fen(&pos);
+                assert!(!shredder.contains("KQkq"), "{shredder}");
+                assert_eq!(parse_position(&shredder, Variant::Chess960).unwrap(), pos);
+            }
+            match starts {
+                StartSet::Chess960 => assert_eq!(differ, 0),
+                _ => assert!(differ > 8, "double Chess960 draws each side: {a:?}"),
+            }
+        }
+        // Plies from the starts: moves are written king-takes-rook.
+        let deeper = GenerateConfig {
+            plies: 2,
+            method: karsinta_harness::openings::generate::CandidateMethod::Playout,
+            ..config(StartSet::Chess960, 3)
+        };
+        let report = generate(&deeper, &|_| {}).unwrap();
+        assert_eq!(report.positions.len(), 16);
+        for p in &report.positions {
+            assert_eq!(p.moves.len(), 2);
+            assert!(
+                parse_position(&p.fen, Variant::Chess960).is_ok(),
+                "{}",
+                p.fen
+            );
+        }
+    }
+
+    #[test]
+    fn cli_writes_a_chess960_suite_that_checks_as_chess960() {
+        let dir = tempfile::tempdir().unwrap();
+        for (variant, extra) in [("dfrc", None), ("chess960", Some("--shredder-fen"))] {
+            let out = dir.path().join(format!("{variant}.epd"));
+            let status = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+                .args(["openings", "generate", "--variant", variant, "--plies", "0"])
+                .args([
+                    "--count", "4", "--nodes", "100", "--max-cp", "500", "--quiet",
+                ])
+                .args(extra)
+                .arg("--out")
+                .arg(&out)
+                .status()
+                .unwrap();
+            assert!(status.success(), "{variant}");
+            let text = std::fs::read_to_string(&out).unwrap();
+            assert_eq!(text.lines().count(), 4, "{text}");
+            assert_eq!(text.contains("KQkq"), extra.is_none(), "{text}");
+            let check = |variant: &str| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+                    .args(["openings", "check", "--variant", variant])
+                    .arg(&out)
+                    .output()
+                    .unwrap()
+            };
+            let ok = check("chess960");
+            assert!(String::from_utf8_lossy(&ok.stdout).contains(": 4 openings"));
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_karsinta"))
+            .args([
+                "openings",
+                "generate",
+                "--shredder-fen",
+                "--count",
+                "1",
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--shredder-fen"));
+    }
+}
+
 #[test]
 fn cli_generates_and_checks_a_suite() {
     let dir = tempfile::tempdir().unwrap();
@@ -568,4 +697,146 @@ fn generate_refuses_zero_limits_and_counts_within_after_an_early_stop() {
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("100.0% within +-30000 cp"), "{err}");
+}
+
+/// Opening files as shipped: gzip and zip (one member), told apart by
+/// their bytes, read as the plain file would be; errors name the file and
+/// the member.
+mod packed {
+    use std::io::{Cursor, Write};
+
+    use karsinta_harness::config::{MatchConfig, Overrides};
+    use karsinta_harness::openings::{fingerprint, load_openings, load_openings_with, LoadOptions};
+    use karsinta_harness::run::{run_match, RunOptions};
+    use karsinta_harness::variant::Variant;
+    use karsinta_test_support::workspace;
+
+    use super::{moves, PGN};
+    use crate::common::{fake_config, run, EPD};
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(text).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, text) in members {
+            w.start_file(*name, options).unwrap();
+            w.write_all(text).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn gzip_and_zip_books_load_as_the_plain_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let plain = load_openings(&write("s.pgn", PGN.as_bytes()), None, None).unwrap();
+        for path in [
+            write("s.pgn.gz", &gzip(PGN.as_bytes())),
+            write("s.pgn.zip", &zip_of(&[("s.pgn", PGN.as_bytes())])),
+            // The member's name tells the format; the archive's does not.
+            write(
+                "book.zip",
+                &zip_of(&[("dir/", b""), ("dir/s.pgn", PGN.as_bytes())]),
+            ),
+            // Bytes, not names, tell the packing.
+            write("renamed.pgn", &gzip(PGN.as_bytes())),
+        ] {
+            let got = load_openings(&path, None, None).unwrap();
+            assert_eq!(got, plain, "{}", path.display());
+        }
+        assert_eq!(moves(&plain[0])[..2], ["e2e4", "e7e5"]);
+        let epd = load_openings(&write("e.epd.gz", &gzip(EPD.as_bytes())), None, None).unwrap();
+        assert_eq!(epd.len(), 4);
+        // A Chess960 book zipped as the shared suites are (Shredder-FEN).
+        let frc = std::fs::read(workspace().join("tests/data/chess960/dfrc.epd")).unwrap();
+        let options = LoadOptions {
+            variant: Variant::Chess960,
+            ..LoadOptions::default()
+        };
+        let zipped = write("DFRC.epd.zip", &zip_of(&[("DFRC.epd", &frc)]));
+        assert_eq!(
+            load_openings_with(&zipped, &options)
+                .unwrap()
+                .openings
+                .len(),
+            8
+        );
+    }
+
+    #[test]
+    fn packed_errors_name_the_file_and_the_member() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let bad = b"4k3/8/8/8/8/8/8/4K3 w - - 0 1\nnonsense\n";
+        let path = write("b.zip", &zip_of(&[("inner.epd", bad)]));
+        let e = load_openings(&path, None, None).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}/inner.epd:2: ", path.display())),
+            "{e}"
+        );
+        let path = write("b.epd.gz", &gzip(bad));
+        let e = load_openings(&path, None, None).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: ", path.display())), "{e}");
+        let path = write("two.zip", &zip_of(&[("a.epd", bad), ("b.epd", bad)]));
+        let e = load_openings(&path, None, None).unwrap_err().to_string();
+        assert!(e.contains("two.zip") && e.contains("a.epd, b.epd"), "{e}");
+        let path = write("what.zip", &zip_of(&[("notes.txt", bad)]));
+        let e = load_openings(&path, None, None).unwrap_err().to_string();
+        assert!(
+            e.contains("what.zip/notes.txt: unknown opening file extension"),
+            "{e}"
+        );
+        let mut cut = gzip(bad);
+        cut.truncate(cut.len() / 2);
+        let path = write("cut.epd.gz", &cut);
+        let e = load_openings(&path, None, None).unwrap_err().to_string();
+        assert!(e.contains("cut.epd.gz: not a readable gzip file"), "{e}");
+    }
+
+    /// A match plays from a zipped book; the run records the archive's
+    /// checksum, resumes while it is unchanged and refuses it once changed.
+    #[test]
+    fn a_zipped_book_plays_and_resumes_with_its_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = fake_config(dir.path(), &["--seed", "3"], "");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        std::fs::write(&cfg, text.replace("file: open.epd", "file: book.zip")).unwrap();
+        let zip = zip_of(&[("open.epd", EPD.as_bytes())]);
+        let book = dir.path().join("book.zip");
+        std::fs::write(&book, &zip).unwrap();
+        let out = dir.path().join("run");
+        assert_eq!(run(&cfg, &out, &Overrides::default()).games, 4);
+        let recorded = std::fs::read_to_string(out.join("config.yaml")).unwrap();
+        assert!(recorded.contains(&fingerprint(&zip)), "{recorded}");
+        assert!(recorded.contains("format: epd"), "{recorded}");
+        let resume = || {
+            let cfg = MatchConfig::load(&out.join("config.yaml"), &Overrides::default()).unwrap();
+            let opts = RunOptions {
+                out_dir: out.clone(),
+                resume: true,
+                quiet: true,
+                ..RunOptions::default()
+            };
+            run_match(&cfg, &opts)
+        };
+        assert_eq!(resume().unwrap().games, 4, "an unchanged archive resumes");
+        let other = format!("{EPD}8/8/8/4k3/8/8/8/4K2R w K - 0 1\n");
+        std::fs::write(&book, zip_of(&[("open.epd", other.as_bytes())])).unwrap();
+        let e = resume().unwrap_err().to_string();
+        assert!(e.contains("book.zip") && e.contains("4 openings"), "{e}");
+    }
 }

@@ -8,11 +8,12 @@ use std::time::Instant;
 
 use anyhow::Context;
 use karsinta_engine::Params;
+use karsinta_harness::formats::fen::shredder_fen;
 use karsinta_harness::openings::generate::{
-    generate, write_epd, CandidateMethod, GenerateConfig, GenerateProgress,
+    generate, write_epd, CandidateMethod, GenerateConfig, GenerateProgress, StartSet,
 };
 use karsinta_harness::openings::{load_openings_with, LoadOptions, OpeningFormat};
-use karsinta_harness::variant::Variant;
+use karsinta_harness::variant::{parse_position, Variant};
 
 use crate::common::usage;
 
@@ -26,7 +27,7 @@ pub struct Args {
 enum Command {
     /// Generate balanced positions N plies deep, scored by karsinta-engine, as EPD.
     Generate(GenerateArgs),
-    /// Load an EPD or PGN suite and report how many openings it has, or its first bad entry.
+    /// Load an EPD or PGN suite (plain, .gz or .zip) and report how many openings it has, or its first bad entry.
     Check(CheckArgs),
 }
 
@@ -59,6 +60,15 @@ struct GenerateArgs {
     /// Format of --from when its extension does not tell (epd or pgn).
     #[arg(long)]
     from_format: Option<OpeningFormat>,
+    /// standard; chess960 (from the 960 start positions, or --from read as
+    /// Chess960); dfrc (double Chess960: each side's back rank drawn on its
+    /// own). Chess960 output is X-FEN, for `variant: chess960` matches.
+    #[arg(long, default_value = "standard")]
+    variant: StartSet,
+    /// Chess960: write castling rights as the rooks' files (Shredder-FEN,
+    /// `HAha`) instead of `KQkq` (X-FEN).
+    #[arg(long)]
+    shredder_fen: bool,
     /// Engine parameter file (YAML) for scoring; default: embedded defaults.
     #[arg(long, value_name = "FILE")]
     params: Option<PathBuf>,
@@ -85,7 +95,7 @@ struct GenerateArgs {
 
 #[derive(clap::Args, Debug)]
 struct CheckArgs {
-    /// The suite (.epd or .pgn).
+    /// The suite (.epd or .pgn, plain, gzipped or in a zip of one file).
     file: PathBuf,
     /// Format when the extension does not tell (epd or pgn).
     #[arg(long)]
@@ -151,6 +161,7 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
             let options = LoadOptions {
                 format: args.from_format,
                 plies: args.from_plies,
+                variant: args.variant.variant(),
                 ..LoadOptions::default()
             };
             load_openings_with(path, &options)?.openings
@@ -167,6 +178,7 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
         params,
         hash_mb: args.hash_mb,
         roots,
+        starts: args.variant,
         method: args.method,
         max_leaves: args.max_leaves,
     };
@@ -184,13 +196,22 @@ fn run_generate(args: GenerateArgs) -> anyhow::Result<()> {
         bar.set_position(p.accepted as u64);
         bar.set_message(format!("{} scored", p.scored));
     };
+    if args.shredder_fen && args.variant == StartSet::Standard {
+        return usage("--shredder-fen needs --variant chess960 or dfrc");
+    }
     let started = Instant::now();
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(threads) = args.threads {
         pool = pool.num_threads(threads.max(1));
     }
     let pool = pool.build().context("starting scoring threads")?;
-    let report = pool.install(|| generate(&config, &on_progress))?;
+    let mut report = pool.install(|| generate(&config, &on_progress))?;
+    if args.shredder_fen {
+        for p in &mut report.positions {
+            let pos = parse_position(&p.fen, Variant::Chess960).map_err(anyhow::Error::msg)?;
+            p.fen = shredder_fen(&pos);
+        }
+    }
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
 
