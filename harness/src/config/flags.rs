@@ -20,7 +20,7 @@ use crate::config::{
 };
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::clock::TimeControl;
-use crate::play::game::{DrawAdjudication, ResignAdjudication};
+use crate::play::game::{DrawAdjudication, DrawRule, ResignAdjudication};
 use crate::play::tablebase::TbAdjudicate;
 use crate::stats::EloModel;
 use crate::variant::Variant;
@@ -526,9 +526,7 @@ impl Gathered {
                 self.colours.reverse = Some(true);
             }
             "-sprt" => self.sprt = Some(sprt_flag(g)?),
-            "-draw" | "-resign" | "-maxmoves" => {
-                adjudication_flag(g, &mut self.adjudication, &mut self.t.notes)?
-            }
+            "-draw" | "-resign" | "-maxmoves" => adjudication_flag(g, &mut self.adjudication)?,
             "-pgnout" => self.t.pgnout = Some(pgnout_flag(g)?),
             "-tb" | "-tbpieces" | "-tbignore50" | "-tbadjudicate" => {
                 tablebase_flag(g, &mut self.tablebases)?
@@ -751,18 +749,16 @@ fn sprt_flag(g: &Group<'_>) -> Result<RawSprt, FlagError> {
 
 /// `-draw movenumber= movecount= score=`, `-resign movecount= score=
 /// twosided=` and `-maxmoves N` into `adj`.
-fn adjudication_flag(
-    g: &Group<'_>,
-    adj: &mut RawAdjudication,
-    notes: &mut Vec<String>,
-) -> Result<(), FlagError> {
+fn adjudication_flag(g: &Group<'_>, adj: &mut RawAdjudication) -> Result<(), FlagError> {
     let f = g.flag;
     match f {
         "-draw" => {
+            // fastchess's defaults and its counter (DrawRule::Fastchess).
             let mut d = DrawAdjudication {
                 move_number: 0,
                 move_count: 1,
                 score_cp: 0,
+                rule: DrawRule::Fastchess,
             };
             for (k, v) in g.pairs(&["movenumber", "movecount", "score"])? {
                 match k.as_str() {
@@ -771,10 +767,6 @@ fn adjudication_flag(
                     _ => d.score_cp = parse_num(f, &k, &v)?,
                 }
             }
-            notes.push(format!(
-                "{f}: Karsinta's draw rule counts from move {} and does not restart its count at captures and pawn moves as fastchess does",
-                d.move_number
-            ));
             adj.draw = Some(d);
         }
         "-resign" => {
@@ -1179,7 +1171,7 @@ mod tests {
         assert!(!a.resign.unwrap().two_sided);
         assert_eq!(a.draw.unwrap().move_number, 40);
         assert_eq!(t.pgnout.as_ref().unwrap().path, PathBuf::from("/o/out.pgn"));
-        assert_eq!(t.notes.len(), 3, "{:?}", t.notes); // -draw, -recover, -ratinginterval
+        assert_eq!(t.notes.len(), 2, "{:?}", t.notes); // -recover, -ratinginterval
                                                        // The printed YAML is a config the loader takes.
         let yaml = config_yaml(&t, "x");
         let back: RawConfig = serde_yaml::from_str(&yaml).unwrap();

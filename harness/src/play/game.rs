@@ -179,14 +179,37 @@ pub struct GameRecord {
     pub time_controls: [TimeControl; 2],
 }
 
-/// Draw adjudication: from move `move_number` on, when both engines report
-/// `|score| <= score_cp` for `move_count` consecutive moves each.
+/// Draw adjudication: a draw once both engines have reported
+/// `|score| <= score_cp` for `move_count` consecutive moves each, from move
+/// `move_number` on; how the moves are counted is `rule`'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawAdjudication {
     pub move_number: u32,
     pub score_cp: i32,
     pub move_count: u32,
+    /// `fastchess` (default) or `karsinta` (the rule before it).
+    #[serde(default)]
+    pub rule: DrawRule,
+}
+
+/// How [`DrawAdjudication`] counts its consecutive moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DrawRule {
+    /// fastchess's `DrawTracker`: every engine move with a centipawn score
+    /// within `score_cp` counts, any other score (a mate, none) restarts
+    /// the count, and a capture or pawn move restarts it before its own
+    /// score counts; the game is drawn once the count reaches
+    /// `2 * move_count` after a move that leaves the board's fullmove
+    /// number above `move_number` (fastchess's `fullMoveNumber() - 1 >=
+    /// move_number`).
+    #[default]
+    Fastchess,
+    /// Karsinta's rule before fastchess's: moves count only from fullmove
+    /// `move_number` on and captures and pawn moves do not restart the
+    /// count. Kept so that run folders recorded with it resume and replay.
+    Karsinta,
 }
 
 /// Resign adjudication: a side whose score is `<= -score_cp` for
@@ -434,6 +457,7 @@ impl AdjudicationState {
         rules: &Adjudication,
         side: Color,
         fullmove: u32,
+        after: &Chess,
         score: Option<EngineScore>,
     ) -> Option<(GameResult, Termination, String)> {
         let s = idx(side);
@@ -470,13 +494,36 @@ impl AdjudicationState {
             }
         }
         if let Some(d) = rules.draw {
-            match cp {
-                Some(v) if fullmove >= d.move_number && v.abs() <= d.score_cp => {
-                    self.draw_plies += 1
+            let drawn = match d.rule {
+                DrawRule::Fastchess => {
+                    if after.halfmoves() == 0 {
+                        self.draw_plies = 0;
+                    }
+                    match score {
+                        None => self.draw_plies = 0,
+                        Some(EngineScore::Cp(v)) if v.abs() <= d.score_cp => {
+                            // fastchess counts nothing with movecount=0.
+                            if d.move_count > 0 {
+                                self.draw_plies += 1;
+                            }
+                        }
+                        Some(_) if d.move_count > 0 => self.draw_plies = 0,
+                        Some(_) => {}
+                    }
+                    // fastchess: `fullMoveNumber() - 1 >= move_number`.
+                    after.fullmoves().get() > d.move_number
                 }
-                _ => self.draw_plies = 0,
-            }
-            if self.draw_plies >= 2 * d.move_count {
+                DrawRule::Karsinta => {
+                    match cp {
+                        Some(v) if fullmove >= d.move_number && v.abs() <= d.score_cp => {
+                            self.draw_plies += 1
+                        }
+                        _ => self.draw_plies = 0,
+                    }
+                    true
+                }
+            };
+            if drawn && self.draw_plies >= 2 * d.move_count {
                 return Some((
                     GameResult::Draw,
                     Termination::AdjudicationDraw,
@@ -728,7 +775,15 @@ pub fn play_game(
         ended = board
             .rules_outcome()
             .or_else(|| tablebase_end(settings.adjudication.tablebases.as_deref()?, &board.pos))
-            .or_else(|| adj.update(&settings.adjudication, side, fullmove, reply.score));
+            .or_else(|| {
+                adj.update(
+                    &settings.adjudication,
+                    side,
+                    fullmove,
+                    &board.pos,
+                    reply.score,
+                )
+            });
     };
     for p in players.iter_mut() {
         p.game_over();
@@ -1004,6 +1059,7 @@ pub(crate) mod tests {
             move_number: 3,
             score_cp: 5,
             move_count: 2,
+            rule: DrawRule::Karsinta,
         });
         let mut w = Scripted::new("w").moves(&["g1f3", "b1c3", "a2a3", "h2h3", "b2b3"]);
         let mut b = Scripted::new("b").moves(&["g8f6", "b8c6", "a7a6", "h7h6", "b7b6"]);
@@ -1014,8 +1070,54 @@ pub(crate) mod tests {
             (g.result, g.termination),
             (GameResult::Draw, Termination::AdjudicationDraw)
         );
-        // Counting starts at move 3: moves 3 and 4 of both sides.
+        // Karsinta's old rule counts from move 3: moves 3 and 4 of both sides.
         assert_eq!(g.moves.len(), 8);
+        // fastchess's rule restarts at the pawn moves 3. a3 to 5. b3: the
+        // count never reaches 4 there.
+        s.adjudication.draw = Some(DrawAdjudication {
+            rule: DrawRule::Fastchess,
+            ..s.adjudication.draw.unwrap()
+        });
+        s.adjudication.max_moves = Some(6);
+        let g = play(&mut w, &mut b, None, &s);
+        assert_eq!(g.termination, Termination::MaxMoves, "{}", g.reason);
+        // Nf3 Nf6 (2), e4 restarts (1), Nc6 Nc3 Rb8 (4): drawn after 3... Rb8,
+        // where the old rule, without the restart, drew after 2... Nc6.
+        let draw = |rule| DrawAdjudication {
+            move_number: 1,
+            score_cp: 5,
+            move_count: 2,
+            rule,
+        };
+        for (rule, plies) in [(DrawRule::Fastchess, 6), (DrawRule::Karsinta, 4)] {
+            let mut s = settings("nodes=1");
+            s.adjudication.draw = Some(draw(rule));
+            let mut w = Scripted::new("w").moves(&["g1f3", "e2e4", "b1c3", "f1e2"]);
+            let mut b = Scripted::new("b").moves(&["g8f6", "b8c6", "a8b8", "b8a8"]);
+            w.score = Some(EngineScore::Cp(3));
+            b.score = Some(EngineScore::Cp(-5));
+            let g = play(&mut w, &mut b, None, &s);
+            assert_eq!(g.termination, Termination::AdjudicationDraw, "{rule:?}");
+            assert_eq!(g.moves.len(), plies, "{rule:?}");
+        }
+        // A mate score restarts the count; fastchess's move number is the
+        // board's fullmove number after the move, less one.
+        let mut s = settings("nodes=1");
+        s.adjudication.draw = Some(DrawAdjudication {
+            move_number: 3,
+            ..draw(DrawRule::Fastchess)
+        });
+        let mut w = Scripted::new("w").moves(&["g1f3", "b1c3", "a1b1", "b1a1"]);
+        let mut b = Scripted::new("b").moves(&["g8f6", "b8c6", "a8b8", "b8a8"]);
+        w.score = Some(EngineScore::Cp(0));
+        b.score = Some(EngineScore::Cp(0));
+        let g = play(&mut w, &mut b, None, &s);
+        // After 3. Nc3 the board says move 3: 3 - 1 < 3; after 3... Nc6, 4 - 1.
+        assert_eq!(g.moves.len(), 6, "{}", g.reason);
+        b.score = Some(EngineScore::Mate(9));
+        s.adjudication.max_moves = Some(3);
+        let g = play(&mut w, &mut b, None, &s);
+        assert_eq!(g.termination, Termination::MaxMoves, "{}", g.reason);
 
         let mut s = settings("nodes=1");
         s.adjudication.resign = Some(ResignAdjudication {
@@ -1081,6 +1183,7 @@ pub(crate) mod tests {
             move_number: 1,
             score_cp: 1000,
             move_count: 1,
+            rule: DrawRule::Fastchess,
         });
         let g = game(&s);
         assert_eq!(g.termination, Termination::FiftyMoves, "{}", g.reason);

@@ -133,6 +133,13 @@ pub(super) fn check_resumed_config(
                     path: path.clone(),
                     source: std::io::Error::other(e),
                 })?;
+            // Written before draw rules had names: the rule then was Karsinta's.
+            let mut old = old;
+            if old.contains_key("adjudication.draw.move_number")
+                && !old.contains_key("adjudication.draw.rule")
+            {
+                old.insert("adjudication.draw.rule".into(), "karsinta".into());
+            }
             if old == *fingerprint {
                 return Ok(ResumeWrites::default());
             }

@@ -7,6 +7,7 @@ mod common;
 
 mod ab_bench;
 mod ab_gate;
+mod adjudication;
 mod check_engine;
 mod chess960;
 mod cli_extras;
