@@ -101,6 +101,19 @@ enum Cmd {
     },
     /// Stop a test: its workers end at their next claim or heartbeat.
     Stop { test: String },
+    /// Take a worker's batches out of a match test's counts and put them
+    /// back in the queue (fishtest's purge); the purge is recorded.
+    Purge {
+        test: String,
+        /// The worker (its id in `status`); without it, fishtest's rule
+        /// picks: crashes and time losses, else the worst residual when the
+        /// chi-squared test fails (p < 0.001) or a residual passes 7.
+        #[arg(long, conflicts_with = "auto", required_unless_present = "auto")]
+        worker: Option<i64>,
+        /// Let fishtest's rule choose (what a cron job runs).
+        #[arg(long)]
+        auto: bool,
+    },
     /// The live view: pages and JSON of every test and machine over HTTP.
     Serve {
         /// Address to listen on (port 0: any free port, printed at start).
@@ -460,6 +473,28 @@ fn stop(conn: &Conn, test: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+fn purge(conn: &Conn, test: &str, worker: Option<i64>) -> Result<(), Failure> {
+    let mut db = conn.open()?;
+    let done = db
+        .run(|c| queue::purge_test(c, test, worker))
+        .map_err(runtime)?;
+    if done.is_empty() {
+        println!("test {test}: no bad workers");
+    }
+    for (w, reason, p) in done {
+        let decision = p.decision.map_or(String::new(), |d| {
+            format!("; the SPRT's {} stands", d.as_str())
+        });
+        println!(
+            "test {test}: worker {w} purged ({reason}): {} batches, {} pairs back in the \
+             queue{decision}",
+            p.batches.len(),
+            p.pairs
+        );
+    }
+    Ok(())
+}
+
 fn serve(
     conn: &Conn,
     listen: &str,
@@ -531,6 +566,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Cmd::Status { test } => show_status(&conn, test.as_deref()),
         Cmd::Export { test, out } => write_export(&conn, test, out),
         Cmd::Stop { test } => stop(&conn, test),
+        Cmd::Purge { test, worker, .. } => purge(&conn, test, *worker),
         Cmd::Serve {
             listen,
             token_file,

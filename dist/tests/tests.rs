@@ -9,6 +9,7 @@
 mod clocks;
 mod fleet;
 mod pg;
+mod purge;
 mod queue;
 mod revisions;
 mod scale;

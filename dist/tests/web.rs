@@ -191,8 +191,16 @@ fn bad_requests_get_4xx_and_leave_the_database_unchanged() {
         ),
         (413, "POST", "/api/test/sec/stop".into(), huge.clone()),
         (413, "GET", "/api/tests".into(), huge.clone()),
-        // Read-only: a well-formed stop is refused.
+        // Read-only: a well-formed stop or purge is refused.
         (403, "POST", "/api/test/sec/stop".into(), String::new()),
+        (403, "POST", "/api/test/sec/purge".into(), String::new()),
+        (
+            400,
+            "POST",
+            "/api/test/sec/purge/1;DELETE".into(),
+            String::new(),
+        ),
+        (405, "GET", "/api/test/sec/purge/1".into(), String::new()),
     ];
     for (want, method, path, body) in &cases {
         let (got, text) = request(a, method, path, "", body);
@@ -251,6 +259,13 @@ fn bad_requests_get_4xx_and_leave_the_database_unchanged() {
         request(a, "POST", "/api/test/none/stop", &bearer, "").0,
         404
     );
+    // A purge of a worker that never played the test: 400, nothing purged.
+    let (got, text) = request(a, "POST", "/api/test/sec/purge/987654", &bearer, "");
+    assert_eq!(got, 400, "{text}");
+    assert!(text.contains("did not play test sec"), "{text}");
+    // fishtest's rule over a test without bad workers purges nothing.
+    let (got, text) = request(a, "POST", "/api/test/sec/purge", &bearer, "");
+    assert_eq!((got, text.contains("\"purged\":[]")), (200, true), "{text}");
     assert_eq!(
         snapshot(&pg),
         before,

@@ -6,7 +6,8 @@ An independent transcription of the formulas fishtest publishes
 (server/fishtest/stats/stat_util.py get_elo, LLRcalc.py LLR_logistic /
 LLR_normalized, the nElo delta method of its test pages, static/js/sprt.js),
 evaluated with scipy. Needs numpy + scipy; run: python3 stats_reference.py
-It prints the `CASES` table of tests.rs and the calculator rows.
+It prints the `CASES` table of tests.rs and the calculator rows; `python3
+stats_reference.py mue` prints the median-unbiased Elo cases (unbiased.rs).
 
 Without scipy it falls back to plain-Python root finding and normal
 functions (agreeing with scipy to ~1e-12); `python3 stats_reference.py
@@ -154,7 +155,69 @@ def published():
                 for r in data for e0, e1 in [(-50, 50), (0, 50), (-5, 0), (0, 2), (-20, 0)])
     print('largest cap gap for |nElo| <= 50', small)
 
-if __name__ == "__main__" and sys.argv[1:] == ["published"]:
+# Median-unbiased Elo of an SPRT-stopped test: fishtest's sprt.py with the
+# Brownian outcome probability of brownian.py, transcribed.
+def mue_U(n, g, A, y):
+    return (2*A*g*math.sin(math.pi*n*y/A) - 2*math.pi*n*math.cos(math.pi*n*y/A)) / (A**2*g**2 + math.pi**2*n**2)
+
+def mue_cdf(a, b, mu, s2, T, y):
+    g = mu / s2; A = b - a
+    if s2 * T / A**2 < 1e-2 or abs(g * A) > 15:
+        den = math.sqrt(T * s2); off = mu * T
+        z = (y - off) / den; za = (-y + off + 2*a) / den; zb = (y - off - 2*b) / den
+        def tail(zc, c):
+            if g * c >= 5:
+                return -math.exp(-zc**2/2 + 2*g*c) / math.sqrt(2*math.pi) * (1/zc - 1/zc**3)
+            return math.exp(2*g*c) * norm.cdf(zc)
+        return norm.cdf(z) + tail(za, a) - tail(zb, b)
+    x = -a; y = y - a; n = 1; s = 0.0
+    lam = lambda n: ((n*math.pi/A)**2)*s2/2 + (mu**2/s2)/2
+    t0 = math.exp(-lam(1)*T - x*g + y*g)
+    while True:
+        t1 = math.exp(-(lam(n) - lam(1))*T); t3 = mue_U(n, g, A, y)
+        s += t1 * t3 * math.sin(n*math.pi*x/A)
+        if abs(t0*t1*t3) <= 1e-9: break
+        n += 1
+    if g*A > 30: pre = math.exp(-2*g*x)
+    elif abs(g*A) < 1e-8: pre = (A - x)/A
+    else: pre = (1 - math.exp(2*g*(A - x)))/(1 - math.exp(2*g*A))
+    return pre + t0*s
+
+def mue(r, e0, e1, model, alpha=0.05, beta=0.05, level=0.95):
+    a = math.log(beta/(1-alpha)); b = math.log((1-beta)/alpha)
+    N, pdf = pdf_of(r); m, v = mean_var(pdf)
+    sig = math.sqrt(2*v) if len(r) == 5 else math.sqrt(v)
+    sc = (lambda e: L(e)) if model == 'logistic' else (lambda e: e/NT*sig + 0.5)
+    s0, s1 = sc(e0), sc(e1)
+    slope = (m - (s0+s1)/2)*(s1-s0)/v; llr_ = N*slope; T = N
+    clamped = llr_ > 1.03*b or llr_ < 1.03*a
+    if llr_ < a: T = a/slope; llr_ = a
+    elif llr_ > b: T = b/slope; llr_ = b
+    def prob(e):
+        s = L(e); mu = (s - (s0+s1)/2)*(s1-s0)/v
+        return mue_cdf(a, b, mu, (s1-s0)**2/v, T, llr_)
+    def lcb(p):
+        avg = (e0+e1)/2; d = e1 - e0; k = 30
+        while True:
+            lo = max(avg - k*d, -1000); hi = min(avg + k*d, 1000)
+            try:
+                return brentq(lambda e: prob(e) - (1 - p), lo, hi)
+            except ValueError:
+                if lo > -1000 or hi < 1000: k *= 2; continue
+                return hi if prob(lo) - (1 - p) > 0 else lo
+    p = 1 - level
+    return dict(elo=lcb(0.5), low=lcb(p/2), high=lcb(1-p/2), los=prob(0), clamped=clamped, llr=llr_)
+
+def mue_cases():
+    rows = [([120,1100,2300,1250,168], 'normalized', 0, 2), ([40,900,2100,1000,60], 'normalized', 0, 2),
+            ([60,1000,2100,900,40], 'logistic', 0, 5), ([10789,19328,33806,19402,10543], 'normalized', 0.5, 2.5),
+            ([1,20,80,30,5], 'normalized', 0, 2), ([3000,4000,3200], 'logistic', 0, 5), ([310,700,360], 'normalized', -5, 0)]
+    for r, m, e0, e1 in rows:
+        print(r, m, e0, e1, {k: (repr(x) if isinstance(x, float) else x) for k, x in mue(r, e0, e1, m).items()})
+
+if __name__ == "__main__" and sys.argv[1:] == ["mue"]:
+    mue_cases()
+elif __name__ == "__main__" and sys.argv[1:] == ["published"]:
     published()
 elif __name__ == "__main__":
     P = [[10789,19328,33806,19402,10543],[39,2226,31451,2412,40],[1,3,5,2,1],[0,2,10,40,48],[0,5,20,5,0],[0,0,100,0,0],[120,1100,2300,1250,168],[0,0,0,0,10],[0,0,0,0,0]]

@@ -114,6 +114,28 @@ const SCHEMA: &[&str] = &[
         at         timestamptz NOT NULL DEFAULT now()
     );
     CREATE INDEX dist_refusals_test ON dist_refusals (test_id);",
+    // 4: purges (fishtest's): a worker's batches back in the queue, its
+    // pairs kept aside with the record of why.
+    "ALTER TABLE dist_workers ADD COLUMN purged timestamptz;
+    CREATE TABLE dist_purges (
+        id        bigserial PRIMARY KEY,
+        test_id   bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        worker_id bigint NOT NULL REFERENCES dist_workers(id),
+        reason    text NOT NULL,
+        batches   integer NOT NULL,
+        pairs     bigint NOT NULL DEFAULT 0,
+        at        timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE dist_purged_pairs (
+        purge_id  bigint NOT NULL REFERENCES dist_purges(id) ON DELETE CASCADE,
+        test_id   bigint NOT NULL,
+        pair      bigint NOT NULL,
+        batch     integer NOT NULL,
+        worker_id bigint NOT NULL,
+        entry     text NOT NULL,
+        pgn       text NOT NULL,
+        PRIMARY KEY (purge_id, pair)
+    );",
 ];
 
 /// The schema version this build writes.

@@ -62,7 +62,7 @@ pub fn complete(
 /// release and hundreds of simultaneous completions spend their time
 /// re-contending (200 simulated workers finishing together: 41 s with it,
 /// 74 s without, on 2 loaded cores).
-fn lock_test(tx: &mut Transaction<'_>, test: i64) -> Result<i32, DbError> {
+pub(crate) fn lock_test(tx: &mut Transaction<'_>, test: i64) -> Result<i32, DbError> {
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&test])?;
     Ok(tx
         .query_one(

@@ -110,11 +110,13 @@ pub fn claim(c: &mut Client, test: i64, worker: i64) -> Result<Claim, DbError> {
     let token: i64 = rand::random();
     let mut tx = c.transaction()?;
     let t = tx.query_one(
-        "SELECT stopped, prefix_batches + window_batches, lease_seconds FROM dist_tests \
+        "SELECT stopped, prefix_batches + window_batches, lease_seconds, \
+         (SELECT purged IS NOT NULL FROM dist_workers WHERE id = $2) FROM dist_tests \
          WHERE id = $1",
-        &[&test],
+        &[&test, &worker],
     )?;
-    if t.get::<_, bool>(0) {
+    // A purged worker plays no more of the test (under this registration).
+    if t.get::<_, bool>(0) || t.get::<_, Option<bool>>(3).unwrap_or(false) {
         return Ok(Claim::Stopped);
     }
     let limit: i32 = t.get(1);

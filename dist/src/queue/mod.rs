@@ -27,12 +27,14 @@
 //! - [`mod@refusals`]: workers that refused a test, and why.
 //! - [`results`]: a batch's pairs, the prefix, reading them back.
 //! - [`completion`]: the one completion core.
+//! - [`purge`]: a worker's batches out of the counts and back in the queue.
 
 pub mod catalog;
 pub mod choose;
 pub mod completion;
 pub mod lease;
 pub mod machines;
+pub mod purge;
 pub mod refusals;
 pub mod results;
 
@@ -45,5 +47,6 @@ pub use lease::{
     claim, heartbeat, leave, register, register_worker, release, Beat, Claim, NewWorker,
 };
 pub use machines::{register_machine, MachineRow};
+pub use purge::{purge_test, purge_worker, purges, PurgeRow, Purged};
 pub use refusals::{record_refusal, refusals, Refusal};
 pub use results::{batch_counts, pairs_by_worker, stored_pairs, FinishedBatch, PairResult};

@@ -16,9 +16,11 @@ use crate::db::DbError;
 use crate::kinds::match_test::MatchTest;
 use crate::kinds::spsa::{self, SpsaTest};
 use crate::queue::catalog::{test_by_name, Kind, TestRow};
+use crate::queue::purge::{purges, PurgeRow};
 use crate::queue::refusals::{refusals, refusals_text, Refusal};
 use crate::queue::results::{batch_counts, stored_pairs};
 use crate::status::workers::{worker_figures, worker_table, WorkerFigures};
+use karsinta_harness::stats::WorkerChi2;
 
 /// A test's status, by kind.
 pub enum TestStatus {
@@ -70,6 +72,11 @@ pub struct MatchStatus {
     pub workers: Vec<WorkerFigures>,
     /// Workers that refused the test, and why.
     pub refusals: Vec<Refusal>,
+    /// fishtest's chi-squared test of the workers (`None`: fewer than two
+    /// with enough pairs).
+    pub chi2: Option<WorkerChi2<i64>>,
+    /// Workers purged so far.
+    pub purges: Vec<PurgeRow>,
 }
 
 /// The run's status in the harness's terms.
@@ -101,7 +108,8 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
         tally.add(&e);
     }
     let (done, leased) = batch_counts(c, test.id)?;
-    let workers = worker_figures(c, &test)?;
+    let (workers, chi2) = worker_figures(c, &test)?;
+    let purges = purges(c, test.id)?;
     let refusals = refusals(c, test.id)?;
     let status = run_status(&test);
     Ok(MatchStatus {
@@ -113,6 +121,8 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
         batches_leased: leased,
         workers,
         refusals,
+        chi2,
+        purges,
     })
 }
 
@@ -148,6 +158,23 @@ impl MatchStatus {
             out.push('\n');
         }
         out.push_str(&worker_table(&self.workers));
+        if let Some(t) = &self.chi2 {
+            out.push_str(&format!(
+                "residuals: chi2 {:.2} on {} dof (p = {:.3}); outlier past z {:.2} (99%, \
+                 Bonferroni over {} workers)\n",
+                t.chi2,
+                t.dof,
+                t.p,
+                t.z_99,
+                t.residual.len()
+            ));
+        }
+        for p in &self.purges {
+            out.push_str(&format!(
+                "purged: worker {} ({}) at {}: {}; {} batches, {} pairs back in the queue\n",
+                p.worker, p.host, p.at, p.reason, p.batches, p.pairs
+            ));
+        }
         out
     }
 }
@@ -205,7 +232,9 @@ pub fn spsa_status(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError>
     let kind = SpsaTest::of(&test, None)?;
     let state = spsa::state(c, &test, &kind)?;
     let (done, leased) = batch_counts(c, test.id)?;
-    let workers = worker_figures(c, &test)?;
+    // fishtest shows no residuals for SPSA: its games are not one
+    // distribution.
+    let (workers, _) = worker_figures(c, &test)?;
     let refusals = refusals(c, test.id)?;
     Ok(SpsaStatus {
         test,

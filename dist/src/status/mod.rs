@@ -4,7 +4,8 @@
 //! terminal); `text()` is the terminal's rendering.
 //!
 //! - [`figures`]: a test's figures by kind, and their text.
-//! - [`workers`]: per-worker figures and the outlier flag.
+//! - [`workers`]: per-worker figures, fishtest's residuals and the outlier
+//!   flag.
 
 pub mod figures;
 pub mod workers;
@@ -12,4 +13,4 @@ pub mod workers;
 pub use figures::{
     match_status, spsa_status, status_text, test_status, MatchStatus, SpsaStatus, TestStatus,
 };
-pub use workers::{worker_figures, worker_table, WorkerFigures, OUTLIER_Z};
+pub use workers::{bad_workers, worker_figures, worker_table, WorkerFigures};

@@ -1,20 +1,17 @@
 //! Per-worker figures of a test: each registered worker's pairs, games
-//! per minute, time losses, crashes and the residual of its mean pair
-//! score against the others', with outliers flagged; and their table.
+//! per minute, time losses, crashes and fishtest's chi-squared residual of
+//! its results against the others', with outliers flagged; and their table.
 
 use std::collections::BTreeMap;
 
 use karsinta_harness::play::game::Termination;
 use karsinta_harness::run::ledger::PairEntry;
+use karsinta_harness::stats::{crash_or_time, worker_chi2, Pentanomial, WorkerChi2};
 use postgres::Client;
 
 use crate::db::DbError;
 use crate::queue::catalog::TestRow;
 use crate::queue::results::pairs_by_worker;
-
-/// |residual| beyond which a worker is flagged (fishtest uses a similar
-/// bound on its per-worker residuals).
-pub const OUTLIER_Z: f64 = 3.0;
 
 /// One registered worker's share of a test.
 #[derive(Clone, Debug, Default)]
@@ -31,12 +28,16 @@ pub struct WorkerFigures {
     pub crashes: u64,
     /// Mean pair score of the first engine (0..=4 half points).
     pub mean: f64,
-    /// (mean - overall mean) / standard error of this worker's mean.
-    pub residual: f64,
+    /// fishtest's residual: this worker's results against all the others'
+    /// as a standard normal value (`None`: too few pairs to take part).
+    pub residual: Option<f64>,
     /// Games per minute over the batches it completed (per worker process).
     pub games_per_minute: f64,
-    /// Flagged: its residual or its rate of time losses and crashes is high.
+    /// Flagged: its residual is past the Bonferroni-corrected 99%
+    /// threshold, or it crashed or lost on time too often (fishtest's rule).
     pub outlier: bool,
+    /// Purged: its batches went back to the queue.
+    pub purged: bool,
     /// Its machine's median bench speed (0: unknown).
     pub nps: u64,
     /// Its speed over the test's reference speed (`None`: no reference).
@@ -54,14 +55,14 @@ pub struct WorkerFigures {
 /// One worker's stored pairs: first-engine scores, time losses, crashes.
 #[derive(Default)]
 struct Played {
-    scores: Vec<f64>,
+    penta: Pentanomial,
     time_losses: u64,
     crashes: u64,
 }
 
 impl Played {
     fn add(&mut self, e: &PairEntry) {
-        self.scores.push(e.first_points() as f64);
+        self.penta.add(e.first_points());
         for g in &e.games {
             match g.termination {
                 Termination::TimeForfeit => self.time_losses += 1,
@@ -72,22 +73,21 @@ impl Played {
     }
 }
 
-/// Per-worker figures over every stored pair of `test`.
-pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigures>, DbError> {
+/// Per-worker figures over every stored pair of `test` (purged pairs are
+/// no longer stored), with the chi-squared test they come from.
+pub fn worker_figures(
+    c: &mut Client,
+    test: &TestRow,
+) -> Result<(Vec<WorkerFigures>, Option<WorkerChi2<i64>>), DbError> {
     let mut per: BTreeMap<i64, Played> = BTreeMap::new();
     for (e, worker) in pairs_by_worker(c, test.id)? {
         per.entry(worker).or_default().add(&e);
     }
-    let all: Vec<f64> = per
-        .values()
-        .flat_map(|w| w.scores.iter().copied())
-        .collect();
-    let n = all.len().max(1) as f64;
-    let mean = all.iter().sum::<f64>() / n;
-    let var = all.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    let chi2 = worker_chi2(&per.iter().map(|(&k, p)| (k, p.penta)).collect());
     let info = c.query(
         "SELECT w.id, w.host, coalesce(sum(b.seconds), 0), count(b.idx), m.nps, \
-         coalesce(m.noisy, false), w.clock, w.left_at IS NULL, w.build_seconds \
+         coalesce(m.noisy, false), w.clock, w.left_at IS NULL, w.build_seconds, \
+         w.purged IS NOT NULL \
          FROM dist_workers w \
          LEFT JOIN dist_machines m ON m.id = w.machine_id \
          LEFT JOIN dist_batches b ON b.worker_id = w.id AND b.state = 'done' \
@@ -98,36 +98,43 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
     for r in info {
         let id: i64 = r.get(0);
         let played = per.remove(&id).unwrap_or_default();
-        let k = played.scores.len() as f64;
-        let wmean = if k > 0.0 {
-            played.scores.iter().sum::<f64>() / k
+        let pairs = played.penta.pairs();
+        let mean = if pairs > 0 {
+            played
+                .penta
+                .0
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (i as u64 * k) as f64)
+                .sum::<f64>()
+                / pairs as f64
         } else {
-            mean
+            0.0
         };
-        let se = (var / k.max(1.0)).sqrt();
-        let residual = if se > 0.0 { (wmean - mean) / se } else { 0.0 };
+        let residual = chi2.as_ref().and_then(|t| t.residual.get(&id).copied());
         let seconds: f64 = r.get(2);
         let nps = r.get::<_, Option<i64>>(4).unwrap_or(0).max(0) as u64;
         let speed_factor = test
             .reference_nps
             .filter(|&n| n > 0 && nps > 0)
             .map(|n| nps as f64 / n as f64);
-        let games = 2.0 * k;
-        let rate_bad = (played.time_losses + played.crashes) as f64 > 0.02 * games.max(1.0);
+        let games = 2 * pairs;
+        let past_99 = residual.zip(chi2.as_ref()).is_some_and(|(r, t)| r > t.z_99);
         workers.push(WorkerFigures {
             id,
             host: r.get(1),
-            pairs: played.scores.len() as u64,
+            pairs,
             time_losses: played.time_losses,
             crashes: played.crashes,
-            mean: wmean,
+            mean,
             residual,
             games_per_minute: if seconds > 0.0 {
-                games * 60.0 / seconds
+                games as f64 * 60.0 / seconds
             } else {
                 0.0
             },
-            outlier: residual.abs() > OUTLIER_Z || rate_bad,
+            outlier: past_99 || crash_or_time(games, played.crashes, played.time_losses),
+            purged: r.get(9),
             nps,
             speed_factor,
             noisy: r.get(5),
@@ -136,7 +143,7 @@ pub fn worker_figures(c: &mut Client, test: &TestRow) -> Result<Vec<WorkerFigure
             build_seconds: r.get(8),
         });
     }
-    Ok(workers)
+    Ok((workers, chi2))
 }
 
 /// The per-worker lines of `status`.
@@ -158,21 +165,63 @@ pub fn worker_table(workers: &[WorkerFigures]) -> String {
             .build_seconds
             .map_or(String::new(), |s| format!("  built in {s:.1} s"));
         out.push_str(&format!(
-            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9.2}  {:<9} {:>5}  {}{}{}{}{built}\n",
+            "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9}  {:<9} {:>5}  {}{}{}{}{}{built}\n",
             w.id,
             w.host,
             w.pairs,
             w.games_per_minute,
             w.time_losses,
             w.crashes,
-            w.residual,
+            w.residual.map_or("-".to_string(), |r| format!("{r:.2}")),
             nps,
             factor,
             w.clock.as_deref().unwrap_or("-"),
             if w.noisy { "  NOISY" } else { "" },
             if w.active { "" } else { "  (left)" },
-            if w.outlier { "  OUTLIER" } else { "" }
+            if w.outlier { "  OUTLIER" } else { "" },
+            if w.purged { "  PURGED" } else { "" }
         ));
     }
     out
+}
+
+/// fishtest's automatic purge choice over a test's figures: every worker
+/// that crashed or lost on time too often, or, if there is none, the worst
+/// worker by residual when the table as a whole is unlikely or its residual
+/// passes fishtest's bound. Each with the reason the purge records.
+pub fn bad_workers(
+    workers: &[WorkerFigures],
+    chi2: Option<&WorkerChi2<i64>>,
+) -> Vec<(i64, String)> {
+    let by_rate: Vec<(i64, String)> = workers
+        .iter()
+        .filter(|w| !w.purged && crash_or_time(2 * w.pairs, w.crashes, w.time_losses))
+        .map(|w| {
+            let reason = format!(
+                "{} crashes and {} time losses in {} games",
+                w.crashes,
+                w.time_losses,
+                2 * w.pairs
+            );
+            (w.id, reason)
+        })
+        .collect();
+    if !by_rate.is_empty() {
+        return by_rate;
+    }
+    let Some(t) = chi2 else {
+        return Vec::new();
+    };
+    t.worst_outlier()
+        .map(|(id, r)| {
+            let reason = format!(
+                "residual {r:.2} (chi2 p = {:.2e}; fishtest purges at p < {} or a residual over {})",
+                t.p,
+                karsinta_harness::stats::PURGE_P,
+                karsinta_harness::stats::PURGE_RESIDUAL
+            );
+            (id, reason)
+        })
+        .into_iter()
+        .collect()
 }

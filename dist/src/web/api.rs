@@ -49,7 +49,7 @@ fn match_line(m: &MatchStatus) -> Value {
         "los": e.los,
         "sprt": s.sprt.as_ref().map(|p| json!({
             "elo0": p.elo0, "elo1": p.elo1, "llr": p.llr, "lower": p.lower,
-            "upper": p.upper, "decision": p.decision,
+            "upper": p.upper, "decision": p.decision, "unbiased": p.unbiased,
         })),
         "stop_reason": m.test.stop_reason,
     })
@@ -95,7 +95,7 @@ fn worker_json(w: &WorkerFigures) -> Value {
         "id": w.id, "host": w.host, "pairs": w.pairs,
         "games_per_minute": w.games_per_minute, "time_losses": w.time_losses,
         "crashes": w.crashes, "mean": w.mean, "residual": w.residual,
-        "outlier": w.outlier, "nps": w.nps, "speed_factor": w.speed_factor,
+        "outlier": w.outlier, "purged": w.purged, "nps": w.nps, "speed_factor": w.speed_factor,
         "noisy": w.noisy, "clock": w.clock, "active": w.active,
         "build_seconds": w.build_seconds,
     })
@@ -150,6 +150,19 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
             v["summary"] = serde_json::to_value(&s)
                 .map_err(|e| DbError::Invalid(format!("summary of {name}: {e}")))?;
             v["workers"] = m.workers.iter().map(worker_json).collect();
+            v["residuals"] = json!(m.chi2.as_ref().map(|t| json!({
+                "chi2": t.chi2, "dof": t.dof, "p": t.p, "z_95": t.z_95, "z_99": t.z_99,
+            })));
+            v["purges"] = m
+                .purges
+                .iter()
+                .map(|p| {
+                    json!({
+                        "worker": p.worker, "host": p.host, "reason": p.reason,
+                        "batches": p.batches, "pairs": p.pairs, "at": p.at,
+                    })
+                })
+                .collect();
             v["charts"] = charts;
         }
         TestStatus::Spsa(s) => {
@@ -176,7 +189,7 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
 pub fn machines(c: &mut Client) -> Result<Value, DbError> {
     let mut figures = std::collections::HashMap::new();
     for t in all_tests(c)? {
-        for w in worker_figures(c, &t)? {
+        for w in worker_figures(c, &t)?.0 {
             figures.insert(w.id, w);
         }
     }

@@ -140,6 +140,7 @@ pub fn test_page(name: &str) -> String {
          <tr><th>Elo &plusmn; 95%</th><td data-k=\"elo\"></td></tr>\
          <tr><th>LOS</th><td data-k=\"los\"></td></tr>\
          <tr><th>LLR</th><td data-k=\"sprt\"></td></tr>\
+         <tr><th>median-unbiased Elo</th><td data-k=\"mue\"></td></tr>\
          <tr><th>batches</th><td data-k=\"batches\"></td></tr></tbody></table>\
          <div class=\"charts\" id=\"charts\"></div>\
          <h2>Revisions</h2><p data-k=\"repo\"></p><table><thead><tr><th>side</th><th>revision</th>\
@@ -164,6 +165,8 @@ function render(j) {
     setText('elo', fmt(t.elo, 1) + ' \u00b1 ' + fmt(t.elo_error, 1));
     setText('los', fmt(100 * t.los, 1) + '%');
     llrBar(document.querySelector('td[data-k="sprt"]'), t.sprt);
+    const u = t.sprt && t.sprt.unbiased;
+    setText('mue', u ? fmt(u.elo, 1) + ' [' + fmt(u.low, 1) + ', ' + fmt(u.high, 1) + ']' : 'n/a');
   } else {
     setText('elo', 'iteration ' + t.applied + ' of ' + t.iterations);
   }
@@ -178,7 +181,8 @@ function render(j) {
     cell(tr, 'id', String(w.id)); cell(tr, 'host', w.host); cell(tr, 'pairs', String(w.pairs));
     cell(tr, 'gpm', fmt(w.games_per_minute, 1)); cell(tr, 'time_losses', String(w.time_losses));
     cell(tr, 'crashes', String(w.crashes)); cell(tr, 'mean', fmt(w.mean, 3));
-    cell(tr, 'residual', fmt(w.residual, 2) + (w.outlier ? ' outlier' : ''));
+    cell(tr, 'residual', (w.residual === null ? 'n/a' : fmt(w.residual, 2)) +
+      (w.outlier ? ' outlier' : '') + (w.purged ? ' purged' : ''));
     cell(tr, 'nps', String(w.nps) + (w.noisy ? ' noisy' : ''));
     cell(tr, 'speed', fmt(w.speed_factor, 2)); cell(tr, 'clock', w.clock || '');
     cell(tr, 'build', w.build_seconds === null ? '' : fmt(w.build_seconds, 1) + ' s');

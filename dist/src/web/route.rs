@@ -23,14 +23,17 @@ pub enum Route {
     ApiTest(String),
     /// `GET /api/machines`.
     ApiMachines,
-    /// `POST /api/test/NAME/stop`: the one write action.
+    /// `POST /api/test/NAME/stop`.
     Stop(String),
+    /// `POST /api/test/NAME/purge/WORKER` (a worker id) or
+    /// `POST /api/test/NAME/purge` (fishtest's rule picks).
+    Purge(String, Option<i64>),
 }
 
 impl Route {
     /// Whether the route changes the database (needs the token).
     pub fn writes(&self) -> bool {
-        matches!(self, Route::Stop(_))
+        matches!(self, Route::Stop(_) | Route::Purge(..))
     }
 }
 
@@ -78,6 +81,16 @@ fn name(raw: &str) -> Result<String, Rejection> {
     }
 }
 
+/// A worker id: decimal digits only (no sign, no spaces), as `status` shows.
+fn worker_id(raw: &str) -> Result<i64, Rejection> {
+    let parsed = raw
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| raw.parse::<i64>().ok())
+        .flatten();
+    parsed.ok_or_else(|| reject(400, format!("worker ids are whole numbers, not '{raw}'")))
+}
+
 /// The route of `method` and `url` (the request target: path and an
 /// optional query, which is ignored).
 pub fn route(method: &str, url: &str) -> Result<Route, Rejection> {
@@ -107,6 +120,8 @@ pub fn route(method: &str, url: &str) -> Result<Route, Rejection> {
         ["api", "test", n] => (Route::ApiTest(name(n)?), "GET"),
         ["api", "machines"] => (Route::ApiMachines, "GET"),
         ["api", "test", n, "stop"] => (Route::Stop(name(n)?), "POST"),
+        ["api", "test", n, "purge"] => (Route::Purge(name(n)?, None), "POST"),
+        ["api", "test", n, "purge", w] => (Route::Purge(name(n)?, Some(worker_id(w)?)), "POST"),
         _ => return Err(reject(404, format!("no page at {path}"))),
     };
     if method != wants {
@@ -143,6 +158,21 @@ mod tests {
         let stop = route("POST", "/api/test/e2e/stop").unwrap();
         assert_eq!(stop, Route::Stop(t("e2e")));
         assert!(stop.writes() && !Route::ApiTests.writes());
+        let purge = route("POST", "/api/test/e2e/purge/17").unwrap();
+        assert_eq!(purge, Route::Purge(t("e2e"), Some(17)));
+        assert!(purge.writes());
+        assert_eq!(
+            route("POST", "/api/test/e2e/purge").unwrap(),
+            Route::Purge(t("e2e"), None)
+        );
+        for bad in ["-1", "+3", "1e3", "99999999999999999999", "x"] {
+            let r = route("POST", &format!("/api/test/e2e/purge/{bad}"));
+            assert_eq!(r.unwrap_err().status, 400, "{bad}");
+        }
+        assert_eq!(
+            route("GET", "/api/test/e2e/purge/1").unwrap_err().status,
+            405
+        );
     }
 
     #[test]

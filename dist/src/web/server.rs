@@ -254,5 +254,16 @@ fn dispatch(db: &mut Db, r: &Route) -> Result<Reply, DbError> {
                 error(true, 404, &format!("no test named {n}"))
             }
         }
+        Route::Purge(n, worker) => match db.run(|c| queue::purge_test(c, n, *worker)) {
+            Ok(done) => json(json!({
+                "purged": done.iter().map(|(w, reason, p)| json!({
+                    "worker": w, "reason": reason, "batches": p.batches.len(), "pairs": p.pairs,
+                })).collect::<Vec<_>>(),
+            })),
+            // A wrong test, worker or kind is the request's fault: 4xx,
+            // nothing changed (the purge is one transaction).
+            Err(DbError::Invalid(m)) => error(true, 400, &m),
+            Err(e) => return Err(e),
+        },
     })
 }

@@ -690,6 +690,7 @@ mod tests {
             pairs: penta.pairs(),
             counting: crate::stats::Counting::Pentanomial,
             games: penta.games(),
+            unbiased: None,
         };
         let tc: TimeControl = "8+0.08".parse().unwrap();
         let block = result_block(&tc, &opts(), &wdl, Some(&penta), Some(&sprt));

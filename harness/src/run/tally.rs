@@ -115,6 +115,9 @@ impl PairingTally {
     }
 }
 
+/// Level of the median-unbiased interval (fishtest's).
+const UNBIASED_CONFIDENCE: f64 = 0.95;
+
 /// SPRT state after the pairs counted so far.
 #[derive(Clone, Debug, Serialize)]
 pub struct SprtSummary {
@@ -136,6 +139,10 @@ pub struct SprtSummary {
     pub counting: Counting,
     /// Games the LLR was computed from.
     pub games: u64,
+    /// fishtest's median-unbiased Elo and 95% interval, once a bound was
+    /// crossed (the plain estimate overstates a test that stopped early).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unbiased: Option<crate::stats::UnbiasedElo>,
 }
 
 /// Everything counted so far, in the order pairs finished.
@@ -239,6 +246,8 @@ impl Tally {
             (None, RunStatus::Interrupted) => SprtVerdict::Interrupted,
             (None, _) => SprtVerdict::Inconclusive,
         };
+        let stopped = matches!(decision, SprtVerdict::H0 | SprtVerdict::H1);
+        let first = &self.per_pairing[0];
         Some(SprtSummary {
             elo0: s.elo0,
             elo1: s.elo1,
@@ -252,6 +261,12 @@ impl Tally {
             pairs: self.per_pairing[0].pairs,
             counting: self.counting,
             games: self.per_pairing[0].wdl.games(),
+            unbiased: stopped
+                .then(|| match self.counting {
+                    Counting::Pentanomial => s.unbiased_penta(&first.penta, UNBIASED_CONFIDENCE),
+                    Counting::Trinomial => s.unbiased_wdl(&first.wdl, UNBIASED_CONFIDENCE),
+                })
+                .flatten(),
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Match statistics: Elo estimates with confidence intervals, LOS, normalized
-//! Elo, the generalized SPRT (GSPRT) that Stockfish's fishtest uses, and
-//! fishtest's expected-games calculator.
+//! Elo, the generalized SPRT (GSPRT) that Stockfish's fishtest uses,
+//! fishtest's expected-games calculator, its median-unbiased Elo of a test
+//! stopped by the SPRT and its chi-squared test of a fleet's workers.
 //!
 //! Owns the maths only; nothing here plays games or parses command lines.
 //! Results come in as [`Trinomial`] (per game) or [`Pentanomial`] (per
@@ -30,13 +31,17 @@ mod counts;
 mod elo;
 mod error;
 mod mle;
+mod residuals;
 mod sprt;
+mod unbiased;
 
 pub use calculator::{expected_games, expected_games_checked};
 pub use counts::{Counting, Pentanomial, Trinomial};
 pub use elo::{elo_to_score, fmt_opt, score_to_elo, two_decimals, Estimate, NELO_PER_T};
 pub use error::StatsError;
+pub use residuals::{crash_or_time, worker_chi2, WorkerChi2, PURGE_P, PURGE_RESIDUAL};
 pub use sprt::{EloModel, SprtDecision, SprtParams, SprtResult};
+pub use unbiased::UnbiasedElo;
 
 #[cfg(test)]
 mod tests;

@@ -90,6 +90,12 @@ fn sprt_stops_with_h1_on_its_own() {
     assert_eq!(ledger.len() as u64, s.pairs);
     let j = summary_json(&out);
     assert_eq!(j["sprt"]["decision"], "H1");
+    // fishtest's median-unbiased figure comes with a decided SPRT.
+    let u = sprt
+        .unbiased
+        .expect("median-unbiased Elo of a stopped test");
+    assert!(u.low <= u.elo && u.elo <= u.high, "{u:?}");
+    assert_eq!(j["sprt"]["unbiased"]["elo"].as_f64(), Some(u.elo));
     assert_eq!(
         replay_pgn(&std::fs::read_to_string(out.join("games.pgn")).unwrap()).len() as u64,
         s.games
@@ -107,7 +113,12 @@ fn sprt_cap_is_inconclusive() {
     let out = dir.path().join("run");
     let s = run(&cfg, &out, &Overrides::default());
     assert_eq!((s.games, s.status.as_str()), (4, "finished"));
-    assert_eq!(s.sprt.unwrap().decision, SprtVerdict::Inconclusive);
+    let sprt = s.sprt.unwrap();
+    assert_eq!(sprt.decision, SprtVerdict::Inconclusive);
+    assert_eq!(
+        sprt.unbiased, None,
+        "an undecided test has no stop to correct for"
+    );
 }
 
 /// PGN text without the parts that legitimately differ between runs

@@ -281,3 +281,57 @@ fn bad_input_is_one_line_and_exit_code_2() {
         );
     }
 }
+
+#[test]
+fn median_unbiased_elo_once_the_sprt_stopped() {
+    // Reference: `python3 harness/tests/stats_reference.py mue`, which agrees
+    // with fishtest's sprt.py to 1e-14. W,D,L = 3200,4000,3000 passes H1.
+    let v = json(&[
+        "stats",
+        "--wdl",
+        "3200,4000,3000",
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--model",
+        "logistic",
+        "--json",
+    ]);
+    assert_eq!(v["decision"], "H1");
+    let u = &v["unbiased"];
+    close(u, "elo", 5.986601524258868);
+    close(u, "low", 0.333612428084245);
+    close(u, "high", 11.46569802137326);
+    close(u, "los", 0.9808554569912546);
+    assert_eq!(u["clamped"], false);
+    // Below the plain estimate: a test that stops early overstates.
+    assert!(u["elo"].as_f64().unwrap() < v["elo"].as_f64().unwrap());
+    let text = karsinta(&[
+        "stats",
+        "--wdl",
+        "3200,4000,3000",
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--model",
+        "logistic",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("MUE   | 5.99 [0.33, 11.47] (95%)"), "{text}");
+
+    // A test that has not stopped has no such estimate.
+    let running = json(&[
+        "stats",
+        "--ptnml",
+        "120,1100,2300,1250,168",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(running["decision"], "continue");
+    assert!(running.get("unbiased").is_none(), "{running}");
+}

@@ -12,7 +12,8 @@ use std::str::FromStr;
 use karsinta_harness::stats::fmt_opt;
 use karsinta_harness::stats::two_decimals;
 use karsinta_harness::stats::{
-    expected_games_checked, EloModel, Estimate, Pentanomial, SprtParams, SprtResult, Trinomial,
+    expected_games_checked, EloModel, Estimate, Pentanomial, SprtDecision, SprtParams, SprtResult,
+    Trinomial, UnbiasedElo,
 };
 use serde::Serialize;
 
@@ -119,7 +120,13 @@ struct SprtReport {
     llr_lower: f64,
     llr_upper: f64,
     decision: karsinta_harness::stats::SprtDecision,
+    /// fishtest's median-unbiased Elo, once the SPRT has stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unbiased: Option<UnbiasedElo>,
 }
+
+/// Confidence of the median-unbiased interval (fishtest's).
+const CONFIDENCE: f64 = 0.95;
 
 /// Error rates when `--alpha` / `--beta` are not given (fishtest's).
 const DEFAULT_ERROR_RATE: f64 = 0.05;
@@ -148,12 +155,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => return usage("give the results with --ptnml LL,LD,DD,DW,WW or --wdl W,D,L"),
     };
-    let (estimate, result) = match (ptnml, wdl) {
-        (Some(p), _) => (p.estimate(), params.map(|s| s.test_penta(&p))),
-        (None, Some(t)) => (t.estimate(), params.map(|s| s.test_wdl(&t))),
+    let (estimate, result, unbiased) = match (ptnml, wdl) {
+        (Some(p), _) => (
+            p.estimate(),
+            params.map(|s| s.test_penta(&p)),
+            params.and_then(|s| s.unbiased_penta(&p, CONFIDENCE)),
+        ),
+        (None, Some(t)) => (
+            t.estimate(),
+            params.map(|s| s.test_wdl(&t)),
+            params.and_then(|s| s.unbiased_wdl(&t, CONFIDENCE)),
+        ),
         (None, None) => unreachable!("one of the counts was parsed above"),
     };
-    let sprt = params.zip(result).map(|(p, r)| sprt_report(&p, &r));
+    let sprt = params.zip(result).map(|(p, r)| {
+        // The estimate corrects for where the test stopped; a running test
+        // has not stopped.
+        let stopped = r.decision != SprtDecision::Continue;
+        sprt_report(&p, &r, unbiased.filter(|_| stopped))
+    });
     let report = Report {
         ptnml,
         wdl,
@@ -168,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn sprt_report(p: &SprtParams, r: &SprtResult) -> SprtReport {
+fn sprt_report(p: &SprtParams, r: &SprtResult, unbiased: Option<UnbiasedElo>) -> SprtReport {
     SprtReport {
         elo0: p.elo0,
         elo1: p.elo1,
@@ -179,6 +199,7 @@ fn sprt_report(p: &SprtParams, r: &SprtResult) -> SprtReport {
         llr_lower: r.lower,
         llr_upper: r.upper,
         decision: r.decision,
+        unbiased,
     }
 }
 
@@ -303,9 +324,9 @@ fn summary(r: &Report) -> String {
     );
     if let Some(s) = &r.sprt {
         let verdict = match s.decision {
-            karsinta_harness::stats::SprtDecision::H0 => "H0 accepted",
-            karsinta_harness::stats::SprtDecision::H1 => "H1 accepted",
-            karsinta_harness::stats::SprtDecision::Continue => "continue",
+            SprtDecision::H0 => "H0 accepted",
+            SprtDecision::H1 => "H1 accepted",
+            SprtDecision::Continue => "continue",
         };
         out += &format!(
             "LLR   | {} ({:.2}, {:.2}) [{:.2}, {:.2}] {} -> {verdict}\n",
@@ -316,6 +337,19 @@ fn summary(r: &Report) -> String {
             s.elo1,
             s.model.name()
         );
+        if let Some(u) = &s.unbiased {
+            out += &format!(
+                "MUE   | {:.2} [{:.2}, {:.2}] (95%) median-unbiased for the SPRT's stop{}\n",
+                u.elo,
+                u.low,
+                u.high,
+                if u.clamped {
+                    ", rough: the LLR overshot"
+                } else {
+                    ""
+                }
+            );
+        }
     }
     out
 }
