@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use karsinta_harness::config::{MatchConfig, RawEngine, RawKind};
+use karsinta_harness::config::{engine, MatchConfig, RawEngine, RawKind};
 use karsinta_harness::formats::pgn_write::{self, MatchTags};
 use karsinta_harness::play::pairs::{FinishedPair, PairJob};
 use karsinta_harness::run::{round_tag, MatchPlan};
@@ -76,14 +76,8 @@ impl MatchTest {
             .map(|e| RawEngine {
                 name: e.name.clone(),
                 kind: Some(RawKind::Inprocess),
-                cmd: None,
-                args: Vec::new(),
-                dir: None,
-                options: Default::default(),
-                init_timeout_ms: None,
-                params_file: None,
-                params: None,
                 time_control: e.time_control.clone(),
+                ..engine::blank()
             })
             .collect();
         let plan =

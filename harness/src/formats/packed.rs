@@ -171,26 +171,9 @@ fn unzip_one<'a>(data: &[u8], path: &Path) -> Result<Unpacked<'a>, PackError> {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
+    use karsinta_test_support::packed::{gzip, zip_of};
 
     use super::*;
-
-    fn gzip(text: &[u8]) -> Vec<u8> {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        e.write_all(text).unwrap();
-        e.finish().unwrap()
-    }
-
-    fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
-        for (name, text) in members {
-            w.start_file(*name, options).unwrap();
-            w.write_all(text).unwrap();
-        }
-        w.finish().unwrap().into_inner()
-    }
 
     #[test]
     fn plain_gzip_and_zip_unpack_to_the_same_text() {

@@ -319,18 +319,7 @@ impl Summary {
                 two_decimals(sp.upper)
             );
             if let Some(u) = &sp.unbiased {
-                let _ = writeln!(
-                    s,
-                    "MUE   | {:.2} [{:.2}, {:.2}] (95%) median-unbiased for the SPRT's stop{}",
-                    u.elo,
-                    u.low,
-                    u.high,
-                    if u.clamped {
-                        ", rough: the LLR overshot"
-                    } else {
-                        ""
-                    }
-                );
+                let _ = writeln!(s, "{}", u.line());
             }
         } else {
             let _ = writeln!(s, "TC    | {}", self.time_control);

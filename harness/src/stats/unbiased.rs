@@ -34,6 +34,23 @@ pub struct UnbiasedElo {
     pub clamped: bool,
 }
 
+impl UnbiasedElo {
+    /// The result block's line: `MUE   | 5.99 [0.33, 11.47] (95%) ...`.
+    pub fn line(&self) -> String {
+        format!(
+            "MUE   | {:.2} [{:.2}, {:.2}] (95%) median-unbiased for the SPRT's stop{}",
+            self.elo,
+            self.low,
+            self.high,
+            if self.clamped {
+                ", rough: the LLR overshot"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
 /// Where the observed test ended, on the Brownian model of its LLR.
 struct Stopped {
     lower: f64,

@@ -703,33 +703,16 @@ fn generate_refuses_zero_limits_and_counts_within_after_an_early_stop() {
 /// their bytes, read as the plain file would be; errors name the file and
 /// the member.
 mod packed {
-    use std::io::{Cursor, Write};
 
     use karsinta_harness::config::{MatchConfig, Overrides};
     use karsinta_harness::openings::{fingerprint, load_openings, load_openings_with, LoadOptions};
     use karsinta_harness::run::{run_match, RunOptions};
     use karsinta_harness::variant::Variant;
+    use karsinta_test_support::packed::{gzip, zip_of};
     use karsinta_test_support::workspace;
 
     use super::{moves, PGN};
     use crate::common::{fake_config, run, EPD};
-
-    fn gzip(text: &[u8]) -> Vec<u8> {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        e.write_all(text).unwrap();
-        e.finish().unwrap()
-    }
-
-    fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
-        for (name, text) in members {
-            w.start_file(*name, options).unwrap();
-            w.write_all(text).unwrap();
-        }
-        w.finish().unwrap().into_inner()
-    }
 
     #[test]
     fn gzip_and_zip_books_load_as_the_plain_files() {

@@ -10,6 +10,7 @@
 pub mod fake_engine;
 mod oracle;
 mod output;
+pub mod packed;
 
 pub use oracle::{replay_with_python_chess, PGN_ORACLE};
 pub use output::text;

@@ -338,17 +338,8 @@ fn summary(r: &Report) -> String {
             s.model.name()
         );
         if let Some(u) = &s.unbiased {
-            out += &format!(
-                "MUE   | {:.2} [{:.2}, {:.2}] (95%) median-unbiased for the SPRT's stop{}\n",
-                u.elo,
-                u.low,
-                u.high,
-                if u.clamped {
-                    ", rough: the LLR overshot"
-                } else {
-                    ""
-                }
-            );
+            out += &u.line();
+            out.push('\n');
         }
     }
     out
