@@ -11,8 +11,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::ConfigError;
-use super::resolve::invalid;
+use super::error::{invalid, ConfigError};
 use crate::play::pairs::Seat;
 use crate::stats::Counting;
 

@@ -27,3 +27,16 @@ pub enum ConfigError {
     #[error("{flag}: {message}")]
     Flag { flag: String, message: String },
 }
+
+/// A bad value at `key` of the config file `path`.
+pub(super) fn invalid(
+    path: &std::path::Path,
+    key: impl Into<String>,
+    message: impl Into<String>,
+) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        key: key.into(),
+        message: message.into(),
+    }
+}

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::colours::{resolve_colours, ColourSchedule};
-use super::error::ConfigError;
+use super::error::{invalid, ConfigError};
 use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
 use super::tablebases::resolve_tablebases;
 use crate::formats::pgn_write::UtcTime;
@@ -104,18 +104,6 @@ pub struct MatchConfig {
     /// ([`MatchConfig::resolved`]). Changed only through the methods of
     /// `derive.rs`, which keep it and the values above in step.
     pub(super) resolved: RawConfig,
-}
-
-pub(super) fn invalid(
-    path: &Path,
-    key: impl Into<String>,
-    message: impl Into<String>,
-) -> ConfigError {
-    ConfigError::Invalid {
-        path: path.to_path_buf(),
-        key: key.into(),
-        message: message.into(),
-    }
 }
 
 fn absolute(base: &Path, p: &str) -> PathBuf {
