@@ -22,3 +22,28 @@ pub use error::DbError;
 pub use retry::Db;
 pub use schema::{migrate, SCHEMA_VERSION};
 pub use url::{database_url, DATABASE_URL_ENV};
+
+use postgres::Client;
+
+/// Run `f` in one read-only REPEATABLE READ transaction, so that every
+/// query it makes sees the same snapshot: figures read by several queries
+/// (counted games, batches done) then agree even while workers complete
+/// batches. `f` must not open a transaction of its own.
+pub fn snapshot<T>(
+    c: &mut Client,
+    f: impl FnOnce(&mut Client) -> Result<T, DbError>,
+) -> Result<T, DbError> {
+    c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+    match f(c) {
+        Ok(v) => {
+            c.batch_execute("COMMIT")?;
+            Ok(v)
+        }
+        Err(e) => {
+            // The error is `f`'s; a failed rollback leaves the connection
+            // broken, which its next use reports.
+            let _ = c.batch_execute("ROLLBACK");
+            Err(e)
+        }
+    }
+}

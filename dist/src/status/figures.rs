@@ -12,7 +12,7 @@ use karsinta_harness::run::tally::{RunStatus, Tally};
 use karsinta_harness::tune::spsa::driver::SpsaState;
 use postgres::Client;
 
-use crate::db::DbError;
+use crate::db::{snapshot, DbError};
 use crate::kinds::match_test::MatchTest;
 use crate::kinds::spsa::{self, SpsaTest};
 use crate::queue::catalog::{test_by_name, Kind, TestRow};
@@ -30,12 +30,15 @@ pub enum TestStatus {
     Spsa(Box<SpsaStatus>),
 }
 
-/// The status of test `name`, a match or an SPSA test.
+/// The status of test `name`, a match or an SPSA test, read from one
+/// snapshot of the database.
 pub fn test_status(c: &mut Client, name: &str) -> Result<TestStatus, DbError> {
-    let test = test_by_name(c, name)?;
-    Ok(match test.kind {
-        Kind::Match => TestStatus::Match(Box::new(match_status(c, name)?)),
-        Kind::Spsa => TestStatus::Spsa(Box::new(spsa_status(c, test)?)),
+    snapshot(c, |c| {
+        let test = test_by_name(c, name)?;
+        Ok(match test.kind {
+            Kind::Match => TestStatus::Match(Box::new(match_figures(c, name)?)),
+            Kind::Spsa => TestStatus::Spsa(Box::new(spsa_figures(c, test)?)),
+        })
     })
 }
 
@@ -92,8 +95,14 @@ fn run_status(t: &TestRow) -> RunStatus {
     }
 }
 
-/// Gather the figures of match test `name`.
+/// The figures of match test `name`, read from one snapshot of the
+/// database.
 pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
+    snapshot(c, |c| match_figures(c, name))
+}
+
+/// Gather the figures of match test `name` (inside a [`snapshot`]).
+fn match_figures(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
     let test = test_by_name(c, name)?;
     if test.is_spsa() {
         return Err(DbError::Invalid(format!(
@@ -227,8 +236,8 @@ pub struct SpsaStatus {
     pub refusals: Vec<Refusal>,
 }
 
-/// Gather the figures of SPSA test `test`.
-pub fn spsa_status(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError> {
+/// Gather the figures of SPSA test `test` (inside a [`snapshot`]).
+fn spsa_figures(c: &mut Client, test: TestRow) -> Result<SpsaStatus, DbError> {
     let kind = SpsaTest::of(&test, None)?;
     let state = spsa::state(c, &test, &kind)?;
     let (done, leased) = batch_counts(c, test.id)?;

@@ -10,7 +10,5 @@
 pub mod figures;
 pub mod workers;
 
-pub use figures::{
-    match_status, spsa_status, status_text, test_status, MatchStatus, SpsaStatus, TestStatus,
-};
+pub use figures::{match_status, status_text, test_status, MatchStatus, SpsaStatus, TestStatus};
 pub use workers::{bad_workers, worker_figures, worker_table, WorkerFigures};
