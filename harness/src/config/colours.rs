@@ -36,7 +36,9 @@ pub struct RawColours {
 pub struct ColourSchedule {
     /// 1 or 2.
     pub games_per_opening: u32,
+    /// Alternate colours between a pairing's games (`colours.swap`; `false` = fastchess `-noswap`).
     pub swap: bool,
+    /// Swap every game's colours once more (`colours.reverse`, fastchess `-reverse`).
     pub reverse: bool,
 }
 

@@ -8,6 +8,7 @@ use thiserror::Error;
 /// A config that cannot be used. Each variant names the file; `Invalid`
 /// also names the key (`engines[1].cmd`, `sprt.elo1`).
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum ConfigError {
     #[error("{path}: cannot read: {source}")]
     Io {

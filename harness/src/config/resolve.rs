@@ -34,9 +34,13 @@ pub const DEFAULT_INIT_TIMEOUT_MS: u64 = 10_000;
 /// Command-line values that replace config keys.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
+    /// `--games`: games per pairing, replacing `games`.
     pub games: Option<u64>,
+    /// `--concurrency`: games at once, replacing `concurrency`.
     pub concurrency: Option<usize>,
+    /// `--seed`: replaces `seed`.
     pub seed: Option<u64>,
+    /// `--tc`: replaces `time_control` (same syntax, checked by [`Overrides::validate`]).
     pub time_control: Option<String>,
 }
 
@@ -68,10 +72,15 @@ impl Overrides {
 /// Resolved opening settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpeningsConfig {
+    /// The suite file (`openings.file`), absolute.
     pub path: PathBuf,
+    /// `openings.format`; `None` = from the file's extension.
     pub format: Option<OpeningFormat>,
+    /// PGN only: the plies of each game kept (`openings.plies`); `None` = the whole game.
     pub plies: Option<usize>,
+    /// `openings.order`: sequential, or shuffled by the seed.
     pub order: OpeningOrder,
+    /// The index in the order of the first opening played (`openings.start`, 0 by default).
     pub start: usize,
     /// Expected [`crate::openings::fingerprint`] of the file, if recorded.
     pub checksum: Option<String>,
@@ -82,20 +91,27 @@ pub struct OpeningsConfig {
 /// A validated match configuration.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
+    /// Run name: results folder prefix and PGN `Event` (`name`, default the file stem).
     pub name: String,
     /// The file it came from.
     pub path: PathBuf,
+    /// The players, in config order (the first is the gauntlet's challenger).
     pub engines: Vec<PlayerSpec>,
+    /// How the engines are paired (`tournament`).
     pub tournament: TournamentKind,
     /// Games per pairing (even for colour-swapped pairs). With SPRT: the cap.
     pub games: u64,
     /// Games per opening and who is White in each.
     pub colours: ColourSchedule,
+    /// Games played at once (`concurrency`, default the number of cores).
     pub concurrency: usize,
+    /// Seed of the opening order, given or drawn and recorded (`seed`).
     pub seed: u64,
+    /// The rules of each game: time controls, margin, watchdog, adjudication.
     pub settings: GameSettings,
     /// `None` = every pair starts from the standard position.
     pub openings: Option<OpeningsConfig>,
+    /// The SPRT that may stop the run early (`sprt`); `None` = play all `games`.
     pub sprt: Option<SprtParams>,
     /// See [`RawConfig::max_start_failures`].
     pub max_start_failures: u32,

@@ -21,6 +21,7 @@ pub struct RawConfig {
     /// Run name (results folder prefix, PGN `Event`); default: file stem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The players (`engines:`); a match needs two, a gauntlet or round robin two or more.
     pub engines: Vec<RawEngine>,
     /// `match` (two engines, the default), `gauntlet` (first engine against
     /// each other one) or `round_robin`.
@@ -43,20 +44,26 @@ pub struct RawConfig {
     pub seed: Option<u64>,
     /// `nodes=N`, `depth=N`, `movetime=SECONDS`, `BASE+INC` or `MOVES/BASE+INC`.
     pub time_control: String,
+    /// Extra time a move may take beyond its limit before it loses on time (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_margin_ms: Option<u64>,
+    /// How long a node- or depth-limited move may take before the engine counts as hung (default 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_ms: Option<u64>,
     /// `standard` (default) or `chess960` (Fischer random and double
     /// Fischer random: X-FEN or Shredder-FEN books, `UCI_Chess960`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
+    /// `openings:` (default: every game from the standard position).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<RawOpenings>,
+    /// `adjudication:` (draw, resign, move cap; all off by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<RawAdjudication>,
+    /// `tablebases:` (Syzygy adjudication, off by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tablebases: Option<RawTablebases>,
+    /// `sprt:` (stop early on a verdict; default: play all `games`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<RawSprt>,
     /// Failed starts in a row of one engine after which a run stops with an
@@ -120,7 +127,9 @@ impl RawConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RawKind {
+    /// A UCI engine process (`type: uci`, the default).
     Uci,
+    /// An xboard/CECP engine process (`type: xboard`).
     Xboard,
     /// The `karsinta-engine` library inside the harness.
     #[serde(alias = "in_process", alias = "in-process")]
@@ -131,6 +140,7 @@ pub enum RawKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEngine {
+    /// Unique name: the PGN player name and the key in results and `engine_tc`.
     pub name: String,
     /// Default: `uci`.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
@@ -139,6 +149,7 @@ pub struct RawEngine {
     /// bare name looked up in `PATH`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmd: Option<String>,
+    /// Command-line arguments passed to `cmd`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// Working directory (relative to the config file).
@@ -147,6 +158,7 @@ pub struct RawEngine {
     /// UCI `setoption` / xboard `option` values.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, serde_yaml::Value>,
+    /// Time the engine gets for its handshake and each `isready` (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_timeout_ms: Option<u64>,
     /// In-process only: a parameter file (relative to the config file).
@@ -193,10 +205,13 @@ pub struct RawOpenings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAdjudication {
+    /// `adjudication.draw`: draw when both sides' scores stay near 0 (fastchess `-draw`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draw: Option<DrawAdjudication>,
+    /// `adjudication.resign`: a loss when the scores stay past a threshold (fastchess `-resign`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resign: Option<ResignAdjudication>,
+    /// `adjudication.max_moves`: a draw once each side has made this many moves after the opening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_moves: Option<u32>,
 }
@@ -222,10 +237,14 @@ pub struct RawTablebases {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSprt {
+    /// Elo of the null hypothesis H0 (in the `model`'s units).
     pub elo0: f64,
+    /// Elo of the alternative hypothesis H1 (above `elo0`).
     pub elo1: f64,
+    /// Type I error rate: chance to accept H1 when H0 holds (default 0.05).
     #[serde(default = "default_error_rate")]
     pub alpha: f64,
+    /// Type II error rate: chance to accept H0 when H1 holds (default 0.05).
     #[serde(default = "default_error_rate")]
     pub beta: f64,
     /// `normalized` (default, as fishtest) or `logistic`.

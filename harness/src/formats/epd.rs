@@ -23,7 +23,9 @@ use crate::variant::{parse_position, Variant};
 /// An EPD operation: opcode and operands (quotes removed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Operation {
+    /// The opcode (`bm`, `id`, `c0`, ...).
     pub opcode: String,
+    /// Its operands, in order.
     pub operands: Vec<String>,
 }
 
@@ -52,9 +54,11 @@ impl EpdEntry {
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 #[error("{}:{line}: {reason}", path.display())]
 pub struct EpdError {
+    /// The EPD file.
     pub path: PathBuf,
     /// 1-based line in the file.
     pub line: usize,
+    /// What is wrong with the line.
     pub reason: String,
 }
 

@@ -16,8 +16,11 @@ use thiserror::Error;
 /// A game's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Wdl {
+    /// Black won (0 for White).
     BlackWins,
+    /// Drawn (½).
     Draw,
+    /// White won (1 for White).
     WhiteWins,
 }
 
@@ -67,10 +70,12 @@ impl Wdl {
 /// One training position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
+    /// The position (the side to move is the one that searched it).
     pub pos: Chess,
     /// The search score in centipawns from White's view (mates saturate at
     /// [`MATE_SCORE`]).
     pub score_white: i16,
+    /// The result of the game it came from.
     pub result: Wdl,
 }
 
@@ -81,15 +86,20 @@ pub const MATE_SCORE: i16 = 32000;
 /// position it was played in, White's view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataPly {
+    /// The move played.
     pub mv: Move,
+    /// The search score of the position before the move, centipawns, White's view.
     pub score_white: i16,
 }
 
 /// A game as viriformat keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataGame {
+    /// The position the game's scored plies start from.
     pub start: Chess,
+    /// The plies played from `start`, in order.
     pub plies: Vec<DataPly>,
+    /// The game's result.
     pub result: Wdl,
 }
 
@@ -126,6 +136,7 @@ pub enum RecordFormat {
 }
 
 impl RecordFormat {
+    /// Every format, in the order help texts list them.
     pub const ALL: [RecordFormat; 4] = [
         RecordFormat::Bullet,
         RecordFormat::Text,
@@ -133,6 +144,7 @@ impl RecordFormat {
         RecordFormat::Marlinformat,
     ];
 
+    /// The format's name in flags and configs (`bullet`, `text`, ...).
     pub fn name(self) -> &'static str {
         match self {
             RecordFormat::Bullet => "bullet",
@@ -191,6 +203,7 @@ impl FromStr for RecordFormat {
 
 /// A training-data file that cannot be read.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum RecordError {
     #[error("{path}: {source}")]
     Io {
@@ -210,11 +223,14 @@ pub enum RecordError {
 /// Where in a file a decoder stopped, before the path is known.
 #[derive(Debug, PartialEq, Eq)]
 pub struct DecodeError {
+    /// Byte offset in the file where decoding failed.
     pub offset: u64,
+    /// What was wrong there.
     pub reason: String,
 }
 
 impl DecodeError {
+    /// An error at byte `offset`.
     pub fn new(offset: u64, reason: impl Into<String>) -> DecodeError {
         DecodeError {
             offset,
@@ -222,6 +238,7 @@ impl DecodeError {
         }
     }
 
+    /// The [`RecordError`] of this error in the file `path` of `format`.
     pub fn at(self, path: &Path, format: RecordFormat) -> RecordError {
         RecordError::Bad {
             path: path.to_path_buf(),

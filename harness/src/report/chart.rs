@@ -24,7 +24,9 @@ pub fn esc(s: &str) -> String {
 pub struct Chart {
     /// The `id` of the `<svg>` element (pages and tests find charts by it).
     pub id: String,
+    /// The heading drawn above the plot.
     pub title: String,
+    /// The x axis label.
     pub x_label: String,
     /// (name, points); each series gets the next colour of [`COLORS`].
     pub series: Vec<(String, Vec<(f64, f64)>)>,
@@ -34,7 +36,9 @@ pub struct Chart {
     pub lines: Vec<(f64, String, &'static str)>,
     /// Fixed y range (bottom, top); `None` fits the data with a margin.
     pub y_range: Option<(f64, f64)>,
+    /// Width of the `<svg>` in pixels.
     pub width: f64,
+    /// Height of the `<svg>` in pixels.
     pub height: f64,
 }
 

@@ -26,6 +26,7 @@ use crate::stats::{Counting, EloModel, SprtParams};
 
 /// A run folder the page cannot be made from.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum ReportError {
     #[error("{path}: cannot read: {source}")]
     Io {
@@ -51,7 +52,9 @@ fn read(path: &Path) -> Result<Option<String>, ReportError> {
 /// A CSV of per-epoch or per-iteration columns: first column the x axis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Columns {
+    /// The CSV's file name in the run folder (`elo.csv`, ...).
     pub file: String,
+    /// The first column's name: the x axis label.
     pub x_name: String,
     /// Column name and (x, y) points; non-numeric cells are skipped.
     pub series: Vec<(String, Vec<(f64, f64)>)>,
@@ -119,12 +122,15 @@ pub fn parse_columns(file: &str, text: &str, path: &Path) -> Result<Columns, Rep
 /// Everything the page shows of one run folder.
 #[derive(Clone, Debug)]
 pub struct Run {
+    /// The run folder.
     pub dir: PathBuf,
     /// `summary.json`; `Value::Null` for a folder without one (a tuner run).
     pub summary: Value,
+    /// The ledger's pairs (`ledger.jsonl`), in the order they finished.
     pub pairs: Vec<PairEntry>,
     /// Opening index -> FEN of the first game played from it.
     pub fens: BTreeMap<usize, String>,
+    /// The folder's CSV files, sorted by name.
     pub csvs: Vec<Columns>,
 }
 

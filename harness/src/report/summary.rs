@@ -20,21 +20,30 @@ use crate::stats::{fmt_opt, Counting, Estimate};
 /// One pairing's table row.
 #[derive(Clone, Debug, Serialize)]
 pub struct PairingSummary {
+    /// Name of the pairing's first engine, whose view the figures take.
     pub first: String,
+    /// Name of its opponent.
     pub second: String,
+    /// Games counted in the pairing.
     pub games: u64,
+    /// Games `first` won.
     pub wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games `first` lost.
     pub losses: u64,
     /// `null` when the games are counted one by one (see [`Summary::counting`]).
     pub pentanomial: Option<[u64; 5]>,
+    /// Elo, its error bars, LOS and nElo of `first` from these counts.
     pub estimate: Estimate,
 }
 
 /// One line of the combined rating list.
 #[derive(Clone, Debug, Serialize)]
 pub struct Rating {
+    /// The engine's name in the config.
     pub name: String,
+    /// Games it played, over all its pairings.
     pub games: u64,
     /// Points scored (a draw is half a point).
     pub points: f64,
@@ -63,6 +72,7 @@ pub fn percent(x: Option<f64>) -> String {
 /// The content of `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
+    /// Run name (the config's `name`).
     pub name: String,
     /// `running`, `finished` (all games played), `stopped` (SPRT decided),
     /// `interrupted` (Ctrl-C or SIGTERM; `--resume` continues) or `halted`
@@ -70,9 +80,13 @@ pub struct Summary {
     pub status: RunStatus,
     /// Whose view the W/D/L, Elo, LOS and SPRT figures take.
     pub point_of_view: String,
+    /// Engine names, in config order.
     pub engines: Vec<String>,
+    /// How the engines were paired.
     pub tournament: TournamentKind,
+    /// The time control as written in the config (`nodes=1000`, `10+0.1`, ...).
     pub time_control: String,
+    /// The seed the run used (given or drawn).
     pub seed: u64,
     /// Games counted over all pairings (every game in `games.pgn` and in
     /// the ledger). With more than two engines this is more than the first
@@ -86,8 +100,11 @@ pub struct Summary {
     pub first_engine_games: u64,
     /// Games per pairing planned (with SPRT: the cap).
     pub max_games: u64,
+    /// Games the first engine won, over all its pairings (the point of view).
     pub wins: u64,
+    /// Games the first engine drew, over all its pairings.
     pub draws: u64,
+    /// Games the first engine lost, over all its pairings.
     pub losses: u64,
     /// `pentanomial` (colour-swapped game pairs, the default) or
     /// `trinomial` (one game per opening, or pairs without the colour
@@ -103,9 +120,12 @@ pub struct Summary {
     pub estimate: Estimate,
     /// How games ended, every kind listed.
     pub terminations: BTreeMap<String, u64>,
+    /// The SPRT's state (`None` without an `sprt:` section).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSummary>,
+    /// One row per pairing, in schedule order.
     pub pairings: Vec<PairingSummary>,
+    /// The combined rating list, one line per engine.
     pub ratings: Vec<Rating>,
 }
 

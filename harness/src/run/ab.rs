@@ -39,6 +39,7 @@ pub const SECTION: &str = "build";
 /// Why an A/B test or gate could not run. All of these are setup errors:
 /// engine failures during games are game results.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum AbError {
     #[error(transparent)]
     Build(#[from] BuildError),
@@ -144,6 +145,7 @@ pub struct SidePreparer<'a> {
 }
 
 impl<'a> SidePreparer<'a> {
+    /// A preparer building revisions of the git checkout `repo` with `settings`.
     pub fn new(repo: &Path, settings: BuildSettings) -> SidePreparer<'a> {
         SidePreparer {
             repo: repo.to_path_buf(),
@@ -520,13 +522,17 @@ pub struct AbRequest {
     /// Match config; its first engine is the template for dev, its second
     /// for base.
     pub config: PathBuf,
+    /// Command-line values that replace the config's keys.
     pub overrides: Overrides,
     /// The git checkout revisions are built from.
     pub repo: PathBuf,
+    /// The reference version (`--base`, `--base-cmd` or `--base-params`).
     pub base: Side,
+    /// The version under test (`--dev`, `--dev-cmd` or `--dev-params`).
     pub dev: Side,
     /// Default: [`MatchConfig::default_out_dir`].
     pub out_dir: Option<PathBuf>,
+    /// No progress bar or pair lines.
     pub quiet: bool,
     /// Build and bench only, no games.
     pub bench_only: bool,
@@ -537,10 +543,13 @@ pub struct AbRequest {
 /// What `karsinta ab` did.
 #[derive(Debug)]
 pub struct AbOutcome {
+    /// The dev side as built and benched.
     pub dev: Prepared,
+    /// The base side as built and benched.
     pub base: Prepared,
     /// The config actually played (engines replaced).
     pub config: MatchConfig,
+    /// The run folder.
     pub out_dir: PathBuf,
     /// `None` with `bench_only`.
     pub summary: Option<Summary>,

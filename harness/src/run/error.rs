@@ -12,6 +12,7 @@ use crate::run::ledger::LedgerError;
 
 /// A run that could not go on (engine failures are results, not errors).
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum MatchError {
     #[error("{path}: {source}")]
     Io {

@@ -39,13 +39,16 @@ pub const EXIT_INCONCLUSIVE: u8 = 3;
 
 /// Default non-regression bounds (normalized Elo).
 pub const DEFAULT_ELO0: f64 = -5.0;
+/// Its upper bound: a candidate must not be `DEFAULT_ELO0` worse, and is not asked to gain.
 pub const DEFAULT_ELO1: f64 = 0.0;
 
 /// What an undecided test counts as.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InconclusivePolicy {
+    /// Count it as a pass (exit [`EXIT_PASS`]).
     Pass,
+    /// Count it as a failure (exit [`EXIT_FAIL`]).
     Fail,
     /// Its own exit status, [`EXIT_INCONCLUSIVE`].
     #[default]
@@ -81,8 +84,11 @@ pub struct RawGate {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// The SPRT accepted H1: the candidate is no regression.
     Pass,
+    /// The SPRT accepted H0: the candidate regressed.
     Fail,
+    /// No verdict (no SPRT, the game cap or `gate.max_minutes` reached first); the policy decides.
     Inconclusive,
 }
 
@@ -107,6 +113,7 @@ impl Verdict {
         }
     }
 
+    /// `PASS`, `FAIL` or `INCONCLUSIVE`, as the result block prints it.
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
@@ -119,10 +126,15 @@ impl Verdict {
 /// What `karsinta gate` is asked to do.
 #[derive(Clone, Debug)]
 pub struct GateRequest {
+    /// Match config; its first engine is the template for the candidate, its second for the baseline.
     pub config: PathBuf,
+    /// Command-line values that replace the config's keys.
     pub overrides: Overrides,
+    /// The git checkout revisions are built from.
     pub repo: PathBuf,
+    /// The version the candidate is compared with (`--baseline`, `--baseline-cmd`, ...).
     pub baseline: Side,
+    /// The version under test (`--candidate`, ...).
     pub candidate: Side,
     /// Command-line override of `gate.inconclusive`.
     pub inconclusive: Option<InconclusivePolicy>,
@@ -130,6 +142,7 @@ pub struct GateRequest {
     pub max_minutes: Option<f64>,
     /// Default: [`MatchConfig::default_out_dir`].
     pub out_dir: Option<PathBuf>,
+    /// No progress bar or pair lines.
     pub quiet: bool,
     /// [`RunOptions::interrupt`]; an interrupted gate has no verdict.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -140,13 +153,21 @@ pub struct GateRequest {
 /// A finished gate.
 #[derive(Debug)]
 pub struct GateReport {
+    /// The outcome of the SPRT.
     pub verdict: Verdict,
+    /// The process exit status: the verdict under `policy`.
     pub exit_code: u8,
+    /// What an inconclusive test counted as (the flag, else `gate.inconclusive`).
     pub policy: InconclusivePolicy,
+    /// The candidate as built and benched.
     pub candidate: Prepared,
+    /// The baseline as built and benched.
     pub baseline: Prepared,
+    /// The config actually played (engines replaced).
     pub config: MatchConfig,
+    /// The figures when the run ended.
     pub summary: Summary,
+    /// The run folder.
     pub out_dir: PathBuf,
     /// The commit-message block.
     pub block: String,

@@ -20,9 +20,13 @@ use crate::play::game::{GameResult, Termination};
 pub struct GameEntry {
     /// Engine indices into the config's `engines`.
     pub white: usize,
+    /// The engine index of Black.
     pub black: usize,
+    /// The game's result, from White's point of view.
     pub result: GameResult,
+    /// Why the game ended.
     pub termination: Termination,
+    /// Plies in the game, the opening's moves included.
     pub plies: u32,
 }
 
@@ -38,6 +42,7 @@ pub struct PairEntry {
     /// Engine indices: the pairing's engines (`first` is the point of view
     /// of its figures; each game says who is White).
     pub first: usize,
+    /// The other engine of the pairing.
     pub second: usize,
     /// Index of the opening in the loaded suite (`None`: start position).
     pub opening: Option<usize>,
@@ -80,6 +85,7 @@ impl PairEntry {
 
 /// A ledger that cannot be read.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum LedgerError {
     #[error("{path}: {source}")]
     Io {

@@ -43,6 +43,7 @@ pub struct SummaryFile {
 }
 
 impl SummaryFile {
+    /// A listener that writes the summary to `path` (the run folder's `summary.json`).
     pub fn new(path: PathBuf) -> SummaryFile {
         SummaryFile { path }
     }

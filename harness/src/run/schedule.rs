@@ -27,7 +27,9 @@ use crate::variant::Variant;
 /// Who plays whom: `first` is the point of view of the pairing's figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Pairing {
+    /// Index into the config's `engines` of the engine whose figures these are.
     pub first: usize,
+    /// Index of its opponent.
     pub second: usize,
 }
 
@@ -195,6 +197,7 @@ pub struct MatchPlan {
 }
 
 impl MatchPlan {
+    /// The plan of `cfg`'s match; fails as [`super::run_match`] would (openings, engines, limits).
     pub fn new(cfg: &MatchConfig) -> Result<MatchPlan, MatchError> {
         let (openings, with_openings, _) = match_openings(cfg)?;
         let total_pairs = total_pairs(cfg);
@@ -206,6 +209,7 @@ impl MatchPlan {
         })
     }
 
+    /// The tournament's pairings, in schedule order.
     pub fn pairings(&self) -> &[Pairing] {
         &self.schedule.pairings
     }

@@ -32,6 +32,7 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The status's name in `summary.json` and status lines.
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Running => "running",
@@ -59,17 +60,23 @@ impl PartialEq<str> for RunStatus {
 /// `continue`, `inconclusive` or `interrupted`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SprtVerdict {
+    /// H0 accepted (Elo `elo0` rather than `elo1`: the test fails).
     H0,
+    /// H1 accepted (Elo `elo1` rather than `elo0`: the test passes).
     H1,
+    /// Neither bound crossed yet; the run goes on.
     #[serde(rename = "continue")]
     Continue,
+    /// The game cap or the caller's budget ran out before a bound was crossed.
     #[serde(rename = "inconclusive")]
     Inconclusive,
+    /// Stopped by a signal before a verdict; `--resume` continues the test.
     #[serde(rename = "interrupted")]
     Interrupted,
 }
 
 impl SprtVerdict {
+    /// The verdict's name in `summary.json` (`H0`, `H1`, `continue`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             SprtVerdict::H0 => "H0",
@@ -92,8 +99,11 @@ impl fmt::Display for SprtVerdict {
 pub struct PairingTally {
     /// Ledger entries (pairs, or single games) counted.
     pub pairs: u64,
+    /// Pair outcomes from `first`'s point of view (empty when counting trinomially).
     pub penta: Pentanomial,
+    /// Game wins, draws and losses of `first`.
     pub wdl: Trinomial,
+    /// How many of the pairing's games ended each way.
     pub terminations: BTreeMap<Termination, u64>,
 }
 
@@ -121,13 +131,21 @@ const UNBIASED_CONFIDENCE: f64 = 0.95;
 /// SPRT state after the pairs counted so far.
 #[derive(Clone, Debug, Serialize)]
 pub struct SprtSummary {
+    /// Elo of H0 (`sprt.elo0`).
     pub elo0: f64,
+    /// Elo of H1 (`sprt.elo1`).
     pub elo1: f64,
+    /// Type I error rate (`sprt.alpha`).
     pub alpha: f64,
+    /// Type II error rate (`sprt.beta`).
     pub beta: f64,
+    /// The Elo model the bounds are in (normalized or logistic).
     pub model: crate::stats::EloModel,
+    /// Log-likelihood ratio of H1 against H0 for the counts so far.
     pub llr: f64,
+    /// LLR at or below which H0 is accepted: ln(beta / (1 - alpha)).
     pub lower: f64,
+    /// LLR at or above which H1 is accepted: ln((1 - beta) / alpha).
     pub upper: f64,
     /// `H0`, `H1`, `continue` (still running), `inconclusive` (the game
     /// cap or the caller's budget ran out first) or `interrupted` (stopped
@@ -148,8 +166,11 @@ pub struct SprtSummary {
 /// Everything counted so far, in the order pairs finished.
 #[derive(Clone, Debug)]
 pub struct Tally {
+    /// The tournament's pairings; `per_pairing` is indexed alike.
     pub pairings: Vec<Pairing>,
+    /// The counts of each pairing.
     pub per_pairing: Vec<PairingTally>,
+    /// Ledger entries counted (pairs, or single games when trinomial), all pairings.
     pub pairs: u64,
     /// Games in the counted pairs.
     games: u64,
