@@ -165,6 +165,7 @@ impl fmt::Display for OpeningOrder {
 /// Why an opening file could not be used. Every variant names the file; bad
 /// entries also name the 1-based line (and, in PGN, the 1-based game number).
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum OpeningError {
     #[error("cannot read opening file {}: {error}", path.display())]
     Io {
@@ -229,6 +230,7 @@ pub struct LoadOptions {
 /// The result of [`load_openings_with`].
 #[derive(Debug)]
 pub struct LoadedOpenings {
+    /// The usable openings, in file order.
     pub openings: Vec<Opening>,
     /// The bad entries that were skipped (empty unless `skip_bad`).
     pub skipped: Vec<OpeningError>,

@@ -97,9 +97,11 @@ pub struct GenerateConfig {
     pub max_cp: i32,
     /// How many positions to produce.
     pub count: usize,
+    /// Seed of the candidate order and the random playouts.
     pub seed: u64,
     /// Search limit per position (fixed nodes and/or depth).
     pub nodes: Option<u64>,
+    /// Search depth per position (with or instead of `nodes`).
     pub depth: Option<i32>,
     /// Parameters of the scoring engine.
     pub params: Params,
@@ -109,6 +111,7 @@ pub struct GenerateConfig {
     pub roots: Vec<Opening>,
     /// The variant, and the start positions when `roots` is empty.
     pub starts: StartSet,
+    /// How candidates are found (full enumeration or random playouts).
     pub method: CandidateMethod,
     /// Largest tree (in leaves) that is enumerated in full.
     pub max_leaves: u64,
@@ -151,10 +154,12 @@ pub struct GeneratedPosition {
 pub struct GenerateProgress {
     /// Distinct candidate positions produced so far.
     pub candidates: usize,
+    /// Candidates scored by the engine so far.
     pub scored: usize,
     /// Scored positions within `+-max_cp`, kept or not: the last batch can
     /// hold more than the positions still wanted.
     pub within: usize,
+    /// Positions kept so far (at most `count`).
     pub accepted: usize,
 }
 
@@ -163,6 +168,7 @@ pub struct GenerateProgress {
 pub struct GenerateReport {
     /// At most `count` positions, in the (seeded random) order they were found.
     pub positions: Vec<GeneratedPosition>,
+    /// The counters when generation ended.
     pub progress: GenerateProgress,
     /// Whether candidates came from the full enumeration.
     pub exhaustive: bool,
@@ -170,7 +176,9 @@ pub struct GenerateReport {
     pub leaves: Option<u64>,
 }
 
+/// Why [`generate`] cannot produce its positions.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum GenerateError {
     #[error("no search limit: give nodes or depth")]
     NoLimit,

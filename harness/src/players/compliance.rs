@@ -25,15 +25,20 @@ use super::process::{EngineProcess, ReadError};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// The step went as UCI says.
     Pass,
+    /// The engine would work in a match, but something is off (see the notes).
     Warn,
+    /// A match with this engine would lose games to it.
     Fail,
 }
 
 /// One step of the report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
+    /// What the step checks (`go nodes`, `quit`, ...), as the report lists it.
     pub name: String,
+    /// How it went.
     pub verdict: Verdict,
     /// What went wrong (warnings and the failure).
     pub notes: Vec<String>,
@@ -42,15 +47,18 @@ pub struct Step {
 /// The whole report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The engine's command, as run.
     pub engine: String,
     /// `id name`, when the engine sent one.
     pub id_name: Option<String>,
+    /// The steps run, in order.
     pub steps: Vec<Step>,
     /// Steps not run after a failure.
     pub skipped: Vec<String>,
 }
 
 impl Report {
+    /// Number of failed steps.
     pub fn failures(&self) -> usize {
         self.steps
             .iter()
@@ -58,6 +66,7 @@ impl Report {
             .count()
     }
 
+    /// Number of warning notes, over all steps.
     pub fn warnings(&self) -> usize {
         self.steps
             .iter()

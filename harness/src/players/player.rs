@@ -13,22 +13,34 @@ use crate::variant::Variant;
 /// clock readings at the moment the move is requested.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MoveLimit {
+    /// Search this many nodes (UCI `go nodes`).
     Nodes(u64),
+    /// Search to this depth in plies (UCI `go depth`).
     Depth(u32),
+    /// Search this long (UCI `go movetime`).
     MoveTime(Duration),
+    /// Play on a clock: both sides' remaining time and increments.
     Clock {
+        /// Time left on White's clock.
         wtime: Duration,
+        /// Time left on Black's clock.
         btime: Duration,
+        /// White's increment per move.
         winc: Duration,
+        /// Black's increment per move.
         binc: Duration,
+        /// Moves until the next time control; `None` = the rest of the game.
         movestogo: Option<u32>,
     },
     /// A node and/or depth limit with, where given, a time limit beside it
     /// (`Nodes`, `Depth`, `MoveTime` or `Clock`): the search stops at the
     /// first reached (UCI `go nodes N wtime ...`, as fastchess sends it).
     Capped {
+        /// Most nodes; `None` = no node cap.
         nodes: Option<u64>,
+        /// Most plies of depth; `None` = no depth cap.
         depth: Option<u32>,
+        /// The time limit beside the caps (`MoveTime` or `Clock`); `None` = none.
         time: Option<Box<MoveLimit>>,
     },
 }
@@ -60,6 +72,7 @@ pub struct MoveRequest<'a> {
     pub moves: &'a [String],
     /// The game's variant: how `start_fen` and castling moves are read.
     pub variant: Variant,
+    /// What limits this move's search.
     pub limit: MoveLimit,
     /// How long the harness will wait for the answer before it declares the
     /// engine hung (time loss, or a watchdog for node/depth limits).
@@ -71,6 +84,7 @@ pub struct MoveRequest<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineScore {
+    /// Centipawns, from the mover's view.
     Cp(i32),
     /// Mate in N moves; negative when the mover is being mated.
     Mate(i32),
@@ -83,8 +97,11 @@ pub struct EngineMove {
     pub uci: String,
     /// Last reported score, depth, nodes (from `info` lines, if any).
     pub score: Option<EngineScore>,
+    /// Depth reached, in plies.
     pub depth: Option<u32>,
+    /// Selective depth reached, in plies.
     pub seldepth: Option<u32>,
+    /// Nodes searched.
     pub nodes: Option<u64>,
     /// Wall time from sending `go` to receiving `bestmove`, measured by the harness.
     pub elapsed: Duration,
@@ -93,6 +110,7 @@ pub struct EngineMove {
 /// Why a player failed. Each one ends the game (loss for that player) and
 /// the player is restarted before its next game.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum EngineError {
     #[error("engine failed to start: {0}")]
     Start(String),
@@ -165,7 +183,9 @@ pub trait Player: Send {
 /// Which protocol an external engine speaks, or an in-process engine.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerKind {
+    /// A UCI engine process.
     Uci,
+    /// An xboard/CECP (protocol 2) engine process.
     Xboard,
     /// The `karsinta-engine` library in this process with this parameter set.
     InProcess(Box<karsinta_engine::Params>),
@@ -174,11 +194,15 @@ pub enum PlayerKind {
 /// Everything needed to start a player, already validated (absolute paths).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
+    /// Unique name: the PGN player name and the key of results and per-engine limits.
     pub name: String,
+    /// The protocol it speaks, or the in-process engine's parameters.
     pub kind: PlayerKind,
     /// Program to run (ignored for in-process players).
     pub cmd: std::path::PathBuf,
+    /// Arguments passed to `cmd`.
     pub args: Vec<String>,
+    /// Working directory of the process; `None` = the harness's.
     pub dir: Option<std::path::PathBuf>,
     /// UCI `setoption` (or xboard `option`) pairs, sent after the handshake.
     pub options: Vec<(String, String)>,

@@ -41,8 +41,10 @@ pub const SECTION: &str = "build";
 #[derive(Debug, Error)]
 #[allow(missing_docs)] // each variant's message is its doc
 pub enum AbError {
+    /// A revision cannot be checked out, built or benched.
     #[error(transparent)]
     Build(#[from] BuildError),
+    /// The match config is unreadable or invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("{role}: {message}")]
@@ -54,6 +56,7 @@ pub enum AbError {
         #[source]
         source: EngineError,
     },
+    /// The match itself failed (run folder, openings, engines).
     #[error(transparent)]
     Match(#[from] MatchError),
     /// A signal arrived before the match began.

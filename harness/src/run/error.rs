@@ -20,8 +20,10 @@ pub enum MatchError {
         #[source]
         source: std::io::Error,
     },
+    /// The ledger cannot be read or written.
     #[error(transparent)]
     Ledger(#[from] LedgerError),
+    /// The opening suite cannot be loaded.
     #[error(transparent)]
     Openings(#[from] OpeningError),
     #[error("opening {id}: {message}")]

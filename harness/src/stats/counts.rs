@@ -14,8 +14,11 @@ pub struct Pentanomial(pub [u64; 5]);
 /// Trinomial counts over single games, seen from the first engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trinomial {
+    /// Games the first engine won.
     pub wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games the first engine lost.
     pub losses: u64,
 }
 
@@ -25,8 +28,10 @@ pub struct Trinomial {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Counting {
+    /// Colour-swapped game pairs, five cells from 0 to 2 points (the default).
     #[default]
     Pentanomial,
+    /// Game by game: wins, draws and losses.
     Trinomial,
 }
 

@@ -5,6 +5,7 @@ use thiserror::Error;
 /// Bad statistical input: SPRT parameters or calculator settings a caller
 /// can correct.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum StatsError {
     /// `elo0` must be strictly below `elo1` and both finite.
     #[error("elo0 ({elo0}) must be less than elo1 ({elo1})")]

@@ -71,12 +71,17 @@ fn default_model() -> EloModel {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SprtParams {
+    /// Elo of H0 (the strength difference to reject).
     pub elo0: f64,
+    /// Elo of H1 (the strength difference to detect); above `elo0`.
     pub elo1: f64,
+    /// False positive rate: chance of accepting H1 at Elo `elo0` (default 0.05).
     #[serde(default = "default_error_rate")]
     pub alpha: f64,
+    /// False negative rate: chance of accepting H0 at Elo `elo1` (default 0.05).
     #[serde(default = "default_error_rate")]
     pub beta: f64,
+    /// The Elo scale of `elo0` and `elo1`: normalized (default) or logistic.
     #[serde(default = "default_model")]
     pub model: EloModel,
 }
@@ -109,9 +114,13 @@ impl SprtDecision {
 /// LLR, the bounds it is compared with, and the verdict.
 #[derive(Clone, Debug, Serialize)]
 pub struct SprtResult {
+    /// Log-likelihood ratio of H1 against H0 for the counts tested.
     pub llr: f64,
+    /// LLR at or below which H0 is accepted: ln(beta / (1 - alpha)).
     pub lower: f64,
+    /// LLR at or above which H1 is accepted: ln((1 - beta) / alpha).
     pub upper: f64,
+    /// Where the LLR stands against the bounds.
     pub decision: SprtDecision,
 }
 

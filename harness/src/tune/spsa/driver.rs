@@ -38,15 +38,22 @@ pub const STATE_VERSION: u32 = 1;
 /// move, protocol error). Those are scored like any result and reported.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
+    /// Games played.
     pub games: u64,
+    /// Games the plus side won.
     pub wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games the plus side lost.
     pub losses: u64,
+    /// Of those, games lost on time (the clock, or a stalled search) by either side.
     pub time_losses: u64,
+    /// Games ended by an engine fault (crash, illegal move, protocol error).
     pub faults: u64,
 }
 
 impl Counts {
+    /// Add `o`'s counts to these.
     pub fn add(&mut self, o: &Counts) {
         self.games += o.games;
         self.wins += o.wins;
@@ -87,11 +94,15 @@ impl Counts {
 /// Everything a run needs to continue: written after every update.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SpsaState {
+    /// Format version of the file ([`STATE_VERSION`]).
     pub version: u32,
     /// Planned iterations (raised to extend a run).
     pub iterations: u64,
+    /// Game pairs each iteration plays (`spsa.pairs_per_iteration`).
     pub pairs_per_iteration: u32,
+    /// Seed of the perturbations.
     pub seed: u64,
+    /// Iterations in flight at once: iteration k is drawn around theta after `k - window` updates.
     pub window: u64,
     /// Updates applied so far.
     pub applied: u64,
@@ -100,6 +111,7 @@ pub struct SpsaState {
     /// `(j, theta_j as f64 bits)` for the thetas the next iterations are
     /// drawn around: j from `applied + 1 - window` (at least 0) to `applied`.
     pub exact: Vec<(u64, Vec<u64>)>,
+    /// Games of all applied iterations.
     pub counts: Counts,
     /// Seconds spent playing, over all sessions.
     pub elapsed_secs: f64,
@@ -123,6 +135,7 @@ impl SpsaState {
         }
     }
 
+    /// Whether every planned iteration has been applied.
     pub fn finished(&self) -> bool {
         self.applied >= self.iterations
     }
@@ -149,8 +162,11 @@ fn bits(v: &[f64]) -> Vec<u64> {
 /// What one applied iteration did.
 #[derive(Clone, Debug)]
 pub struct IterationReport {
+    /// The iteration (1-based).
     pub k: u64,
+    /// What it played: the flips, gains and the two sides' values.
     pub perturbation: Perturbation,
+    /// Its games, from the plus side.
     pub counts: Counts,
 }
 
@@ -228,10 +244,15 @@ pub fn pair_job(
 /// The games: the two sides (same engine, different names), the settings,
 /// the openings and their order, how to play.
 pub struct Arena<'a> {
+    /// The plus and minus sides (the same engine under two names).
     pub engines: &'a [PlayerSpec],
+    /// The rules of each game.
     pub settings: &'a GameSettings,
+    /// The opening suite (the standard position alone when none is configured).
     pub openings: Vec<Arc<Opening>>,
+    /// Indices into `openings` in play order: pair `p` plays `order[p % len]`.
     pub order: Vec<usize>,
+    /// Concurrency, stop flags, the player factory.
     pub play: PlayOptions,
 }
 

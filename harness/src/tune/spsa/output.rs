@@ -12,10 +12,15 @@ use super::driver::SpsaState;
 use super::schedule::ParamDef;
 use crate::report::chart::{grid, Chart};
 
+/// The run's [`SpsaState`], rewritten atomically after every iteration.
 pub const STATE_FILE: &str = "state.json";
+/// Theta after every iteration (row 0 is the start), one column per parameter.
 pub const CSV_FILE: &str = "params.csv";
+/// One small chart per parameter: its trajectory, start and bounds.
 pub const SVG_FILE: &str = "trajectories.svg";
+/// The final values as a parameter file, written at the end.
 pub const PARAMS_FILE: &str = "params.yaml";
+/// The final values as OpenBench `name, value` lines, written at the end.
 pub const OPENBENCH_FILE: &str = "openbench.txt";
 
 fn context(path: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
@@ -35,11 +40,13 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).map_err(context(path))
 }
 
+/// Write `state` to the folder's `state.json`, atomically.
 pub fn save_state(dir: &Path, state: &SpsaState) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(state).map_err(std::io::Error::other)?;
     write_atomic(&dir.join(STATE_FILE), &text)
 }
 
+/// Read the folder's `state.json` (an error names the file).
 pub fn load_state(dir: &Path) -> std::io::Result<SpsaState> {
     let path = dir.join(STATE_FILE);
     let text = std::fs::read_to_string(&path).map_err(context(&path))?;
@@ -108,6 +115,7 @@ pub fn prepare_csv(dir: &Path, params: &[ParamDef], state: &SpsaState) -> std::i
     write_atomic(&path, &text)
 }
 
+/// Append iteration `k`'s theta to `params.csv`.
 pub fn append_csv(dir: &Path, k: u64, theta: &[f64]) -> std::io::Result<()> {
     let path = dir.join(CSV_FILE);
     let mut f = std::fs::OpenOptions::new()

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub const MIN_INT_C: f64 = 0.5;
 /// Defaults of the schedule (Spall's, as fishtest and OpenBench use them).
 pub const DEFAULT_ALPHA: f64 = 0.602;
+/// Default `gamma`, the decay exponent of `c_k` (Spall's).
 pub const DEFAULT_GAMMA: f64 = 0.101;
 /// `A` as a fraction of the iteration count when not given.
 pub const DEFAULT_A_RATIO: f64 = 0.1;
@@ -27,11 +28,17 @@ pub const DEFAULT_R_END: f64 = 0.002;
 /// One tuned parameter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ParamDef {
+    /// The engine option's name (UCI `setoption`, the parameter file's key).
     pub name: String,
+    /// The value theta starts from.
     pub start: f64,
+    /// Lowest value played (theta and both sides are clipped to it).
     pub min: f64,
+    /// Highest value played.
     pub max: f64,
+    /// The perturbation `c_k` reached at the last iteration.
     pub c_end: f64,
+    /// The learning rate `r_k` reached at the last iteration.
     pub r_end: f64,
     /// Integer parameters are played rounded and get `c_k >= 0.5`.
     pub integer: bool,
@@ -42,7 +49,9 @@ pub struct ParamDef {
 pub struct Gains {
     /// N: planned iterations.
     pub iterations: u64,
+    /// Decay exponent of the step (`r_k = a / (A + k)^alpha / c_k^2`).
     pub alpha: f64,
+    /// Decay exponent of the perturbation (`c_k = c / k^gamma`).
     pub gamma: f64,
     /// Stability constant `A`.
     pub big_a: f64,
@@ -70,6 +79,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The per-parameter `c` and `a` of `params` over `gains`'s N iterations.
     pub fn new(params: &[ParamDef], gains: Gains) -> Schedule {
         let n = gains.iterations as f64;
         Schedule {
@@ -86,6 +96,7 @@ impl Schedule {
         }
     }
 
+    /// The schedule's constants.
     pub fn gains(&self) -> Gains {
         self.gains
     }
@@ -120,10 +131,13 @@ impl Schedule {
 /// What iteration `k` plays: the two sides' values and what the update needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Perturbation {
+    /// The iteration (1-based).
     pub k: u64,
     /// +1 or -1 per parameter.
     pub flip: Vec<i8>,
+    /// Per parameter: the perturbation `c_k`.
     pub c_k: Vec<f64>,
+    /// Per parameter: the learning rate `r_k`.
     pub r_k: Vec<f64>,
     /// The plus side's values (rounded for integers, clipped).
     pub dev: Vec<f64>,

@@ -26,17 +26,22 @@ const SVG_EVERY: u64 = 10;
 /// Most games of `--verify` when the `verify:` block does not say.
 pub const DEFAULT_VERIFY_GAMES: u64 = 4000;
 
+/// Why an SPSA run cannot start or go on.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum SessionError {
     /// The user's input (config, flags, folder) is wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("{0}")]
     Usage(String),
+    /// The opening suite cannot be loaded.
     #[error(transparent)]
     Openings(#[from] openings::OpeningError),
+    /// The run folder cannot be read or written.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// The games failed (an engine that cannot play, a bad opening, too many at once).
     #[error(transparent)]
     Games(#[from] RunnerError<std::io::Error>),
 }
@@ -160,9 +165,13 @@ pub fn run_openings(cfg: &MatchConfig) -> Result<(Vec<Arc<Opening>>, Vec<usize>)
 
 /// A run folder being played.
 pub struct Session {
+    /// The match config of the plus and minus engines (two copies of the tuned one).
     pub cfg: MatchConfig,
+    /// The tuned parameters and the SPSA's constants (`spsa:`).
     pub setup: SpsaSetup,
+    /// The run folder.
     pub dir: PathBuf,
+    /// The iteration reached and theta, as saved in `state.json`.
     pub state: SpsaState,
 }
 

@@ -35,11 +35,15 @@ pub const DEFAULT_PAIRS_PER_ITERATION: u32 = 8;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSpsa {
+    /// Planned iterations N (`--iterations` replaces it).
     pub iterations: u64,
+    /// Game pairs per iteration (default [`DEFAULT_PAIRS_PER_ITERATION`]).
     #[serde(default)]
     pub pairs_per_iteration: Option<u32>,
+    /// Decay exponent of the step (default [`DEFAULT_ALPHA`], 0.602).
     #[serde(default)]
     pub alpha: Option<f64>,
+    /// Decay exponent of the perturbation (default [`DEFAULT_GAMMA`], 0.101).
     #[serde(default)]
     pub gamma: Option<f64>,
     /// Stability constant; default 10% of the iterations.
@@ -84,15 +88,23 @@ struct RawParam {
 /// A checked `spsa:` block.
 #[derive(Clone, Debug)]
 pub struct SpsaSetup {
+    /// The tuned parameters, from `params` and `openbench`, checked against the engine's options.
     pub params: Vec<ParamDef>,
+    /// Planned iterations (`spsa.iterations`).
     pub iterations: u64,
+    /// Game pairs per iteration (`spsa.pairs_per_iteration`).
     pub pairs_per_iteration: u32,
+    /// Decay exponent of the step (`spsa.alpha`).
     pub alpha: f64,
+    /// Decay exponent of the perturbation (`spsa.gamma`).
     pub gamma: f64,
     /// `None`: 10% of the iterations (recomputed when a run is extended).
     pub big_a: Option<f64>,
+    /// Seed of the perturbations (`spsa.seed`); `None` = the config's seed.
     pub seed: Option<u64>,
+    /// Iterations in flight at once (`spsa.window`); `None` = [`SpsaSetup::window_for`] the concurrency.
     pub window: Option<u64>,
+    /// The SPRT of `--verify` (`spsa.verify`); `None` = elo0 0, elo1 5.
     pub verify: Option<RawSprt>,
 }
 

@@ -39,6 +39,7 @@ pub struct RawTexelConfig {
     /// Step size in centipawns (default 1 for Adam, 5 for AdaGrad).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub learning_rate: Option<f64>,
+    /// Passes over the training positions.
     pub epochs: usize,
     /// Share of positions held out for the validation loss (default 0.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,14 +75,20 @@ pub struct RawTexelConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVerify {
+    /// Limit of each game: `nodes=N`, `BASE+INC`, ... (as a match config's `time_control`).
     pub time_control: String,
+    /// Opening suite (as a match config's `openings:`; default the standard position).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<RawOpenings>,
+    /// Games played at once (default: number of cores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<usize>,
+    /// Seed of the opening order (default: random).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The SPRT of tuned against starting weights (as a match config's `sprt:`).
     pub sprt: RawSprt,
+    /// Adjudication (as a match config's `adjudication:`; default off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<RawAdjudication>,
 }
@@ -89,27 +96,41 @@ pub struct RawVerify {
 /// A validated Texel config.
 #[derive(Clone, Debug)]
 pub struct TexelConfig {
+    /// Run name (`name`, default the file stem).
     pub name: String,
     /// The file it came from.
     pub path: PathBuf,
+    /// The dataset file (`dataset`), absolute.
     pub dataset: PathBuf,
+    /// The starting parameter file (`start`), absolute; `None` = built-in weights.
     pub start: Option<PathBuf>,
     /// The starting parameter set (loaded from `start`).
     pub start_params: Params,
+    /// Weight names or prefixes to tune (`tune`); empty = every weight.
     pub tune: Vec<String>,
+    /// Weight names or prefixes kept fixed (`exclude`).
     pub exclude: Vec<String>,
     /// Per scalar of [`EvalWeights::specs`]: whether it is tuned.
     pub tuned: Vec<bool>,
+    /// `adam` or `adagrad` (`optimizer`, default Adam).
     pub optimizer: Optimizer,
+    /// Step size in centipawns (`learning_rate`; default 1 for Adam, 5 for AdaGrad).
     pub learning_rate: f64,
+    /// Passes over the training positions (`epochs`).
     pub epochs: usize,
+    /// Share of positions held out for the validation loss (`validation_fraction`, default 0.1).
     pub validation_fraction: f64,
+    /// Seed of the validation split (`seed`, default 1).
     pub seed: u64,
+    /// Worker threads (`threads`, default the number of cores).
     pub threads: usize,
+    /// Checkpoint every this many epochs (`checkpoint_every`, default 50).
     pub checkpoint_every: usize,
+    /// Fixed sigmoid scale K (`k`); `None` = fitted on the starting weights.
     pub k: Option<f64>,
     /// `min_positions` as written; `None`: 0.1% of the training positions.
     pub min_positions: Option<usize>,
+    /// L2 pull toward the starting values (`regularization`, default 0).
     pub regularization: f64,
     /// With absolute opening path.
     pub verify: Option<RawVerify>,
@@ -154,6 +175,7 @@ pub fn select_weights(
 }
 
 impl TexelConfig {
+    /// Read and resolve the config file `path`.
     pub fn load(path: &Path) -> Result<TexelConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_path_buf(),
@@ -166,6 +188,7 @@ impl TexelConfig {
         Self::resolve(raw, path)
     }
 
+    /// Resolve `raw`, read from `path` (relative paths are against its folder).
     pub fn resolve(raw: RawTexelConfig, path: &Path) -> Result<TexelConfig, ConfigError> {
         let base = path.parent().unwrap_or(Path::new("."));
         let abs = |p: &str| {

@@ -34,6 +34,7 @@ pub const COEF_BYTES: usize = 4;
 
 /// A dataset file that cannot be used; each names the file.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum DatasetError {
     #[error("{path}: {source}")]
     Io {
@@ -69,11 +70,17 @@ pub enum DatasetError {
 pub struct PosMeta {
     /// First coefficient in [`Positions::coefs`].
     pub start: u64,
+    /// Linear coefficients, first in the position's run.
     pub n_linear: u16,
+    /// King-danger coefficients of the White, resp. Black, king, after the linear ones.
     pub n_danger: [u8; 2],
+    /// Winnability coefficients, last.
     pub n_winnable: u8,
+    /// Game phase, 0 (pawn endgame) ..= 24 (all pieces on).
     pub phase: u8,
+    /// Endgame scale out of 128 when White, resp. Black, is ahead.
     pub eg_scale: [u8; 2],
+    /// The side to move (bit 0 of the record's flags).
     pub white_to_move: bool,
     /// Target in [0, 1] from White's view.
     pub label: f32,
@@ -82,15 +89,19 @@ pub struct PosMeta {
 /// Positions in CSR form: [`PosMeta`] per position, coefficients flat.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Positions {
+    /// One entry per position, in file order.
     pub meta: Vec<PosMeta>,
+    /// Every position's (weight pair index, coefficient) pairs, back to back.
     pub coefs: Vec<(u16, i16)>,
 }
 
 impl Positions {
+    /// Number of positions.
     pub fn len(&self) -> usize {
         self.meta.len()
     }
 
+    /// Whether there are no positions.
     pub fn is_empty(&self) -> bool {
         self.meta.is_empty()
     }
@@ -163,6 +174,7 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> DatasetError + '_ {
 }
 
 impl DatasetWriter {
+    /// Start writing the dataset `path` (as `path.part` until [`DatasetWriter::finish`]).
     pub fn create(path: &Path) -> Result<DatasetWriter, DatasetError> {
         let mut part = path.as_os_str().to_owned();
         part.push(".part");
@@ -252,7 +264,9 @@ impl DatasetWriter {
 /// A loaded dataset, split into training and validation positions.
 #[derive(Clone, Debug, Default)]
 pub struct Dataset {
+    /// The positions the weights are fitted on.
     pub train: Positions,
+    /// The held-out positions of the validation loss.
     pub valid: Positions,
     /// File size over positions.
     pub bytes_per_position: f64,

@@ -48,6 +48,7 @@ pub struct ExtractOptions {
     pub lambda: f64,
     /// Drop a position whose quiet leaf was already kept.
     pub dedup: bool,
+    /// Seed of the positions sampled from each game (`max_per_game`).
     pub seed: u64,
     /// Parameters of the quiescence search that resolves positions.
     pub params: Params,
@@ -76,10 +77,13 @@ impl Default for ExtractOptions {
 /// One skipped game.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SkippedGame {
+    /// The PGN file it is in.
     pub file: PathBuf,
     /// 1-based game number in the file.
     pub game: u64,
+    /// Which kind of problem made it unusable.
     pub kind: SkipKind,
+    /// The problem, for people.
     pub reason: String,
 }
 
@@ -89,8 +93,11 @@ pub const SKIPPED_KEPT: usize = 1000;
 /// What a dataset run did.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ExtractReport {
+    /// Games in the input files.
     pub games_read: u64,
+    /// Games that gave positions.
     pub games_used: u64,
+    /// Skipped games by kind of problem.
     pub skipped_by_kind: BTreeMap<SkipKind, u64>,
     /// The first [`SKIPPED_KEPT`] skipped games.
     pub skipped: Vec<SkippedGame>,
@@ -98,15 +105,20 @@ pub struct ExtractReport {
     pub positions_sampled: u64,
     /// Sampled positions whose quiescence search ends in mate.
     pub mates: u64,
+    /// Sampled positions dropped as repeats of a kept quiet leaf (`dedup`).
     pub duplicates: u64,
     /// Sampled positions labelled by the tables (`--syzygy`).
     pub tablebase_labels: u64,
+    /// Positions written to the dataset.
     pub positions_kept: u64,
+    /// The dataset's size in bytes.
     pub file_bytes: u64,
+    /// `file_bytes` over `positions_kept`.
     pub bytes_per_position: f64,
 }
 
 impl ExtractReport {
+    /// Games skipped, all kinds.
     pub fn games_skipped(&self) -> u64 {
         self.skipped_by_kind.values().sum()
     }
@@ -168,6 +180,7 @@ impl ExtractReport {
 
 /// A dataset run that could not go on.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum ExtractError {
     #[error("{path}: cannot read: {source}")]
     Read {
@@ -175,6 +188,7 @@ pub enum ExtractError {
         #[source]
         source: std::io::Error,
     },
+    /// The dataset cannot be written.
     #[error(transparent)]
     Write(#[from] DatasetError),
     #[error("no positions were kept (games read: {0}); nothing written")]
@@ -184,8 +198,11 @@ pub enum ExtractError {
 /// Progress: bytes of input read, of all input, and positions kept.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
+    /// Input bytes read so far.
     pub bytes_read: u64,
+    /// Bytes of all input files.
     pub bytes_total: u64,
+    /// Positions written so far.
     pub positions_kept: u64,
 }
 

@@ -80,9 +80,12 @@ pub fn extract_records(
 
 /// Why a dataset from records was not written.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum RecordsError {
+    /// A records file cannot be read or decoded.
     #[error(transparent)]
     Read(#[from] crate::formats::records::RecordError),
+    /// The dataset cannot be written.
     #[error(transparent)]
     Write(#[from] ExtractError),
 }

@@ -29,6 +29,7 @@ use crate::run::{run_match, MatchError};
 /// How to run.
 #[derive(Clone, Default)]
 pub struct TexelRunOptions {
+    /// The run folder (missing or empty, or the one to resume).
     pub out_dir: PathBuf,
     /// Continue from the folder's checkpoint.
     pub resume: bool,
@@ -42,10 +43,14 @@ pub struct TexelRunOptions {
     pub verify: bool,
 }
 
+/// Why a Texel run cannot start or go on.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum TexelError {
+    /// The config is unreadable or invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The dataset cannot be read.
     #[error(transparent)]
     Dataset(#[from] DatasetError),
     #[error("{path}: {source}")]
@@ -70,32 +75,46 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> TexelError + '_ {
 /// What the run folder's `summary.json` holds.
 #[derive(Clone, Debug, Serialize)]
 pub struct TexelSummary {
+    /// Run name (the config's `name`).
     pub name: String,
     /// `finished` or `interrupted` (continue with `--resume`).
     pub status: String,
+    /// Epochs done.
     pub epochs: usize,
+    /// The sigmoid scale K used (fitted or the config's `k`).
     pub k: f64,
+    /// Positions the weights were fitted on.
     pub train_positions: usize,
+    /// Held-out positions of the validation loss.
     pub valid_positions: usize,
+    /// Dataset file size over positions.
     pub bytes_per_position: f64,
+    /// Scalars tuned (selected by `tune`/`exclude`, minus the rare ones).
     pub tuned_scalars: usize,
     /// Selected scalars kept fixed because their terms occur in fewer than
     /// `min_positions` training positions.
     #[serde(default)]
     pub rare_scalars: usize,
+    /// The threshold behind `rare_scalars` (the config's or 0.1% of the training positions).
     #[serde(default)]
     pub min_positions: usize,
+    /// Mean squared error of the training positions under the starting weights.
     pub start_train_loss: f64,
+    /// Mean squared error of the validation positions under the starting weights.
     pub start_valid_loss: f64,
     /// Losses of the float weights after the last epoch.
     pub final_train_loss: f64,
+    /// Validation loss of the float weights after the last epoch.
     pub final_valid_loss: f64,
     /// Losses of the rounded weights in `tuned.yaml` (what the engine plays).
     pub rounded_train_loss: f64,
+    /// Validation loss of the rounded weights in `tuned.yaml`.
     pub rounded_valid_loss: f64,
     /// Training positions per second per epoch (gradient passes).
     pub positions_per_second: f64,
+    /// The tuned parameter file, `tuned.yaml` in the run folder.
     pub tuned_params: PathBuf,
+    /// The `--verify` match's summary (tuned against starting weights), when run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<Summary>,
 }
@@ -706,13 +725,17 @@ pub fn process_cpu_seconds() -> Option<f64> {
 /// What `karsinta tune texel --bench` measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
+    /// Positions in the timed epochs.
     pub positions: usize,
+    /// Epochs timed.
     pub epochs: usize,
+    /// Worker threads.
     pub threads: usize,
     /// Positions per wall-clock second per epoch.
     pub positions_per_second: f64,
     /// Positions per CPU second (all threads), when measurable.
     pub positions_per_cpu_second: Option<f64>,
+    /// Dataset file size over positions.
     pub bytes_per_position: f64,
 }
 

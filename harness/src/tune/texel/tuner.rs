@@ -136,6 +136,7 @@ const EPS: f64 = 1e-8;
 pub struct TunerState {
     /// Epochs done.
     pub epoch: usize,
+    /// Sigmoid scale: the expected score of an eval `e` (centipawns, White's view) is `sigmoid(k * e)`.
     pub k: f64,
     /// Flat scalars (middlegame, endgame per pair).
     pub weights: Vec<f64>,
@@ -148,12 +149,16 @@ pub struct TunerState {
 /// Which scalars move and within which ranges.
 #[derive(Clone, Debug)]
 pub struct Bounds {
+    /// Per scalar: whether it is tuned (`false` keeps it at its start).
     pub tuned: Vec<bool>,
+    /// Per scalar: the lowest value it may take.
     pub min: Vec<f64>,
+    /// Per scalar: the highest value it may take.
     pub max: Vec<f64>,
 }
 
 impl TunerState {
+    /// Epoch 0 at `weights`, with zeroed optimiser moments and scale `k`.
     pub fn new(weights: Vec<f64>, k: f64) -> TunerState {
         let n = weights.len();
         TunerState {
