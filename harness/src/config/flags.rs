@@ -27,6 +27,7 @@ use crate::variant::Variant;
 
 /// A command line that cannot be translated. Each names the flag.
 #[derive(Debug, Error, PartialEq)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum FlagError {
     #[error(
         "{flag}: unknown flag (nearest supported: {nearest}; `karsinta match -help` lists them)"
@@ -67,9 +68,13 @@ pub struct Translation {
     pub pgnout: Option<PgnOut>,
     /// Karsinta's own flags given on the same line.
     pub out: Option<PathBuf>,
+    /// `--quiet`: no progress bar or pair lines.
     pub quiet: bool,
+    /// `--json`: print `summary.json` instead of the text result.
     pub json: bool,
+    /// `--json-lines`: print one JSON object per finished game pair.
     pub json_lines: bool,
+    /// `--print-config`: print the translated config as YAML and stop.
     pub print_config: bool,
     /// `-help`: print [`HELP`] and stop.
     pub help: bool,
@@ -80,7 +85,9 @@ pub struct Translation {
 /// `-pgnout file=NAME [append=true|false]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgnOut {
+    /// The PGN file, absolute.
     pub path: PathBuf,
+    /// `append=` (default true, as fastchess): add to an existing file; false replaces it.
     pub append: bool,
 }
 

@@ -47,7 +47,8 @@ pub struct RawConfig {
     /// Extra time a move may take beyond its limit before it loses on time (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_margin_ms: Option<u64>,
-    /// How long a node- or depth-limited move may take before the engine counts as hung (default 30000).
+    /// How long a node- or depth-limited move may take before its engine counts as hung
+    /// (default 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_ms: Option<u64>,
     /// `standard` (default) or `chess960` (Fischer random and double

@@ -43,10 +43,13 @@ pub struct RawDatagenConfig {
     pub hash_mb: Option<usize>,
     /// The search of every move.
     pub limit: RawLimit,
+    /// Where games start: a book or the start position, random plies, the playability check.
     #[serde(default)]
     pub start: RawStart,
+    /// Which positions are written.
     #[serde(default)]
     pub filter: RawFilter,
+    /// When a game is adjudicated before the rules end it.
     #[serde(default)]
     pub adjudication: RawAdjudicate,
     /// Syzygy tables (the match config's `tablebases:` section): a game
@@ -65,6 +68,7 @@ pub struct RawLimit {
     /// Stop the search at this many nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// Search every move to this depth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
 }
@@ -119,14 +123,17 @@ pub struct RawAdjudicate {
     /// A win once both sides' scores pass this for `win_plies` plies (default 2500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub win_cp: Option<i32>,
+    /// Plies the win scores must last (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub win_plies: Option<u32>,
     /// A draw once |score| stays within this for `draw_plies` plies after
     /// `draw_after` (default 10 cp, 8 plies, after ply 80).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draw_cp: Option<i32>,
+    /// Plies the draw scores must last (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draw_plies: Option<u32>,
+    /// Plies played before a draw can be adjudicated (default 80).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draw_after: Option<u32>,
     /// A draw at this many plies (default 400).
@@ -137,51 +144,82 @@ pub struct RawAdjudicate {
 /// The per-move search, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchLimit {
+    /// Stop starting new iterations after this many nodes (`limit.soft_nodes`).
     pub soft_nodes: Option<u64>,
+    /// Stop the search at this many nodes (`limit.nodes`).
     pub nodes: Option<u64>,
+    /// Search to this depth (`limit.depth`).
     pub depth: Option<u32>,
 }
 
 /// The filters, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Filter {
+    /// Drop positions in check (`filter.in_check`).
     pub in_check: bool,
+    /// Drop positions whose best move is a capture or promotion (`filter.tactical`).
     pub tactical: bool,
+    /// Drop positions with a mate score (`filter.mate`).
     pub mate: bool,
+    /// Drop plies before this one (`filter.min_ply`).
     pub min_ply: u32,
+    /// Drop plies from this one on (`filter.max_ply`); `None` = no limit.
     pub max_ply: Option<u32>,
+    /// Drop positions already written in this run (`filter.duplicates`).
     pub duplicates: bool,
 }
 
 /// Adjudication, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Adjudicate {
+    /// White wins once the last `win_plies` scores are all >= this (Black at <= -this), centipawns.
     pub win_cp: i32,
+    /// Plies the win scores must last (`adjudication.win_plies`).
     pub win_plies: u32,
+    /// Largest |score| of a drawish ply, centipawns (`adjudication.draw_cp`).
     pub draw_cp: i32,
+    /// Plies the draw scores must last (`adjudication.draw_plies`).
     pub draw_plies: u32,
+    /// Plies played before a draw can be adjudicated (`adjudication.draw_after`).
     pub draw_after: u32,
+    /// A draw at this many plies (`adjudication.max_plies`).
     pub max_plies: u32,
 }
 
 /// A validated datagen config.
 #[derive(Clone, Debug)]
 pub struct DatagenConfig {
+    /// The config as written, paths made absolute: saved in the run folder, compared on resume.
     pub raw: RawDatagenConfig,
+    /// Run name: the config file's stem.
     pub name: String,
+    /// Games to play (`games`).
     pub games: u64,
+    /// Output format (`format`, default bullet).
     pub format: RecordFormat,
+    /// Seed of the start positions (`seed`, default 1).
     pub seed: u64,
+    /// Games played at once (`threads`, default 1).
     pub threads: usize,
+    /// The in-process engine's parameters (`params`, default built-in).
     pub params: Params,
+    /// Transposition table per game in MiB (`hash_mb`, default 16).
     pub hash_mb: usize,
+    /// The search of every move (`limit`).
     pub limit: SearchLimit,
+    /// The book games start from (`start.book`), absolute; `None` = the start position.
     pub book: Option<PathBuf>,
+    /// Random legal plies played from the start (`start.random_plies`).
     pub random_plies: u32,
+    /// Nodes of the playability search (`start.check_nodes`; 0 = no check).
     pub check_nodes: u64,
+    /// Largest |score| of a playable start, centipawns (`start.max_score_cp`).
     pub max_score_cp: i32,
+    /// Which positions are written (`filter`).
     pub filter: Filter,
+    /// When games are adjudicated (`adjudication`).
     pub adjudicate: Adjudicate,
+    /// Syzygy tables that end a game with their result (`tablebases`); `None` = none.
     pub tablebases: Option<Arc<Tablebases>>,
     /// The UCI engine that plays, or `None` for the in-process engine.
     pub engine: Option<PlayerSpec>,

@@ -19,15 +19,20 @@ use crate::formats::viri;
 /// What a conversion did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Converted {
+    /// Positions converted (every position of a viriformat game).
     pub records: u64,
+    /// Size of the output file in bytes.
     pub bytes: u64,
 }
 
 /// A conversion that cannot be done.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum ConvertError {
+    /// The input cannot be read or decoded.
     #[error(transparent)]
     Read(#[from] RecordError),
+    /// The output cannot be written.
     #[error(transparent)]
     Write(#[from] DatagenError),
     #[error("{from} holds positions without their moves; {to} needs whole games")]
@@ -110,13 +115,17 @@ pub fn convert(
 /// What a conversion from PGN did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConvertedPgn {
+    /// Games read from the PGN.
     pub games: u64,
+    /// Positions written.
     pub records: u64,
+    /// Size of the output file in bytes.
     pub bytes: u64,
     /// Positions whose move comment had no evaluation (stored as score 0).
     pub unscored: u64,
     /// Games skipped: (1-based game number, reason), the first hundred kept.
     pub skipped: Vec<(u64, String)>,
+    /// Games skipped, all of them (`skipped` keeps the first hundred).
     pub skipped_total: u64,
 }
 
@@ -242,7 +251,9 @@ pub fn convert_pgn(
 /// What `convert` reads: PGN games or a training-data format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
+    /// PGN games with evaluation comments.
     Pgn,
+    /// Training data in this format.
     Records(RecordFormat),
 }
 

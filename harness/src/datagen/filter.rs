@@ -17,21 +17,31 @@ use crate::formats::records::{Record, Wdl};
 /// Counts of a run (or one game), added up game by game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
+    /// Games played.
     pub games: u64,
     /// Games given up because no playable start was found.
     pub starts_failed: u64,
     /// Games lost to an engine failure (a panic in the search).
     pub failed: u64,
+    /// Games White won.
     pub white_wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games Black won.
     pub black_wins: u64,
     /// Positions searched (plies played).
     pub positions: u64,
+    /// Positions written to the data file.
     pub written: u64,
+    /// Positions dropped outside `filter.min_ply`..`filter.max_ply`.
     pub ply_range: u64,
+    /// Positions dropped as in check.
     pub in_check: u64,
+    /// Positions dropped for a capture or promotion as the best move.
     pub tactical: u64,
+    /// Positions dropped for a mate score.
     pub mate: u64,
+    /// Positions dropped as already written in this run.
     pub duplicates: u64,
     /// Games ended by the tablebases (absent in ledgers written before them).
     #[serde(default)]
@@ -39,6 +49,7 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// Add `o`'s counts to these.
     pub fn add(&mut self, o: &Counts) {
         self.games += o.games;
         self.starts_failed += o.starts_failed;

@@ -17,14 +17,19 @@ use crate::players::{EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
 /// A position to search: the game's start and the moves since, and the
 /// same position as the engine library's board.
 pub struct Reached<'a> {
+    /// The game's start position as FEN.
     pub start_fen: &'a str,
+    /// The moves played from it, UCI notation.
     pub moves: &'a [String],
+    /// The position after them (the engine library's board).
     pub pos: &'a Position,
 }
 
 /// A search's answer: the best move (UCI, unchecked) and its score.
 pub struct Answer {
+    /// The best move in UCI notation, not checked for legality.
     pub best: String,
+    /// Its score, from the mover's view.
     pub score: Score,
 }
 
@@ -46,6 +51,7 @@ pub struct InProcess {
 }
 
 impl InProcess {
+    /// An in-process searcher with `cfg`'s parameters and hash.
     pub fn new(cfg: &DatagenConfig) -> InProcess {
         InProcess {
             searcher: Searcher::with_hash_mb(cfg.params.clone(), cfg.hash_mb),
@@ -99,6 +105,7 @@ pub struct Uci {
 }
 
 impl Uci {
+    /// Start the UCI engine `spec` (the error names it).
     pub fn new(spec: &PlayerSpec) -> Result<Uci, String> {
         let player = start_player(spec).map_err(|e| format!("{}: {e}", spec.name))?;
         Ok(Uci { player })

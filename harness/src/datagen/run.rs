@@ -39,6 +39,7 @@ use crate::players::MoveLimit;
 
 /// A run that cannot go on; each names the file.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum DatagenError {
     #[error("{path}: {source}")]
     Io {
@@ -46,6 +47,7 @@ pub enum DatagenError {
         #[source]
         source: std::io::Error,
     },
+    /// The config is unreadable or invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("{path}: {message}")]
@@ -82,24 +84,36 @@ enum Outcome {
 /// Progress after each written game.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
+    /// Games written so far, all sessions.
     pub games_done: u64,
+    /// Games the run plays (`games`).
     pub games_total: u64,
+    /// The counts so far, all sessions.
     pub counts: Counts,
     /// Games and positions of this session (not before a resume).
     pub games_now: u64,
+    /// Positions searched in this session.
     pub positions_now: u64,
+    /// Seconds since this session started.
     pub elapsed_s: f64,
 }
 
 /// What a run did: its counts (all sessions) and this session's speed.
 #[derive(Clone, Debug, Serialize)]
 pub struct DatagenReport {
+    /// The data file's format.
     pub format: RecordFormat,
+    /// The counts of the whole run, all sessions.
     pub counts: Counts,
+    /// Size of the data file in bytes.
     pub data_bytes: u64,
+    /// `data_bytes` over the positions written.
     pub bytes_per_position: f64,
+    /// Seconds this session took.
     pub elapsed_s: f64,
+    /// Positions searched per second in this session.
     pub positions_per_s: f64,
+    /// Games played per second in this session.
     pub games_per_s: f64,
 }
 

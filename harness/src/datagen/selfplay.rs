@@ -17,16 +17,20 @@ use crate::formats::records::{DataGame, DataPly, Wdl, MATE_SCORE};
 /// What the filters know of a ply.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PlyInfo {
+    /// The side to move is in check.
     pub in_check: bool,
     /// The best move captures or promotes.
     pub tactical: bool,
+    /// The score is a mate score.
     pub mate: bool,
 }
 
 /// A finished game.
 #[derive(Clone, Debug)]
 pub struct Played {
+    /// The game as recorded: start position, moves with scores, result.
     pub game: DataGame,
+    /// One entry per ply of `game`, for the filters.
     pub info: Vec<PlyInfo>,
     /// How it ended (`checkmate`, `threefold`, `adjudicated win`, ...).
     pub ending: &'static str,

@@ -23,6 +23,7 @@ use crate::variant::Variant;
 /// Tags that come from the match rather than the game.
 #[derive(Clone, Debug)]
 pub struct MatchTags<'a> {
+    /// The `Event` tag: the run name.
     pub event: &'a str,
     /// `YYYY.MM.DD`.
     pub date: &'a str,
@@ -33,11 +34,17 @@ pub struct MatchTags<'a> {
 /// A UTC calendar time (no time-zone crate needed for `YYYY.MM.DD`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UtcTime {
+    /// Calendar year, e.g. 2026.
     pub year: i64,
+    /// Month, 1 ..= 12.
     pub month: u32,
+    /// Day of the month, 1 ..= 31.
     pub day: u32,
+    /// Hour, 0 ..= 23.
     pub hour: u32,
+    /// Minute, 0 ..= 59.
     pub minute: u32,
+    /// Second, 0 ..= 59.
     pub second: u32,
 }
 

@@ -26,8 +26,11 @@ pub enum TimeControl {
     /// A chess clock: `base` per period of `moves` moves (sudden death when
     /// `moves` is `None`), plus `inc` after every move.
     Clock {
+        /// Moves per period; `None` = sudden death (one period for the game).
         moves: Option<u32>,
+        /// Time per period.
         base: Duration,
+        /// Time added after every move.
         inc: Duration,
     },
     /// Several limits at once, as fastchess sends `tc=` or `st=` with
@@ -35,8 +38,11 @@ pub enum TimeControl {
     /// the first reached, while a clock in them still runs and is enforced.
     /// Holds at least two limits ([`TimeControl::from_parts`]).
     Combined {
+        /// Most nodes per move; `None` = no node limit.
         nodes: Option<u64>,
+        /// Most plies of depth per move; `None` = no depth limit.
         depth: Option<u32>,
+        /// The time per move or clock beside them; `None` = none.
         time: Option<Timed>,
     },
 }
@@ -44,10 +50,15 @@ pub enum TimeControl {
 /// The time part of a control: a time per move or a clock.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timed {
+    /// A fixed time per move (`movetime=SECONDS`, fastchess `st=`).
     MoveTime(Duration),
+    /// A chess clock, as [`TimeControl::Clock`].
     Clock {
+        /// Moves per period; `None` = sudden death.
         moves: Option<u32>,
+        /// Time per period.
         base: Duration,
+        /// Time added after every move.
         inc: Duration,
     },
 }
@@ -56,7 +67,9 @@ pub enum Timed {
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 #[error("invalid time control '{text}': {reason} (expected nodes=N, depth=N, movetime=SECONDS, BASE+INC or MOVES/BASE+INC, times in seconds, or several of them joined by commas)")]
 pub struct TimeControlError {
+    /// The time control as given.
     pub text: String,
+    /// What is wrong with it.
     pub reason: String,
 }
 
@@ -268,6 +281,7 @@ pub struct GameClock {
 /// What happened to the mover's clock after a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClockVerdict {
+    /// The move was made within the remaining time plus the margin.
     Ok,
     /// The mover used more than its remaining time plus the margin.
     Flagged,

@@ -26,10 +26,13 @@ use crate::variant::{parse_position, Variant};
 /// Final result of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GameResult {
+    /// 1-0.
     #[serde(rename = "1-0")]
     WhiteWins,
+    /// 0-1.
     #[serde(rename = "0-1")]
     BlackWins,
+    /// ½-½.
     #[serde(rename = "1/2-1/2")]
     Draw,
 }
@@ -58,23 +61,33 @@ impl GameResult {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Termination {
+    /// The side to move is checkmated.
     Mate,
+    /// The side to move has no legal move and is not in check.
     Stalemate,
+    /// The same position for the third time.
     Repetition,
+    /// Fifty moves by each side without a capture or pawn move.
     FiftyMoves,
+    /// Neither side can mate.
     InsufficientMaterial,
+    /// [`DrawAdjudication`]: both engines' scores stayed near 0.
     AdjudicationDraw,
+    /// [`ResignAdjudication`]: the scores stayed past the resign threshold.
     AdjudicationResign,
     /// The engine resigned (xboard `resign`).
     Resignation,
+    /// `adjudication.max_moves` reached: a draw.
     MaxMoves,
     /// The Syzygy tables knew the result.
     Tablebase,
+    /// A move overran its clock (or movetime) by more than the margin.
     TimeForfeit,
     /// No answer in time under a node or depth limit (caught by the watchdog).
     Stall,
     /// The engine crashed or failed to start.
     Crash,
+    /// The engine played an illegal or unreadable move.
     IllegalMove,
     /// Malformed output.
     ProtocolError,
@@ -152,7 +165,9 @@ pub struct MoveRecord {
     pub san: String,
     /// Part of the opening, not chosen by an engine.
     pub book: bool,
+    /// The score the engine reported with the move, from its (the mover's) view.
     pub score: Option<EngineScore>,
+    /// The depth the engine reported with the move, in plies.
     pub depth: Option<u32>,
     /// Thinking time as the harness measured it.
     pub time: Duration,
@@ -165,13 +180,17 @@ pub struct MoveRecord {
 /// A finished game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
+    /// White's engine name.
     pub white: String,
+    /// Black's engine name.
     pub black: String,
     /// Starting FEN when the opening is given as a FEN (`None` = standard start).
     pub start_fen: Option<String>,
     /// Every ply, opening moves first.
     pub moves: Vec<MoveRecord>,
+    /// The result, from White's view.
     pub result: GameResult,
+    /// How the game ended.
     pub termination: Termination,
     /// Human-readable reason (`Black mates`, `White loses on time`).
     pub reason: String,
@@ -185,8 +204,11 @@ pub struct GameRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawAdjudication {
+    /// The fullmove number from which scores count (fastchess `-draw movenumber=`).
     pub move_number: u32,
+    /// The largest absolute score, in centipawns, that counts as drawish.
     pub score_cp: i32,
+    /// Consecutive moves of each engine within `score_cp` that draw the game.
     pub move_count: u32,
     /// `fastchess` (default) or `karsinta` (the rule before it).
     #[serde(default)]
@@ -220,7 +242,9 @@ pub enum DrawRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResignAdjudication {
+    /// The score, in centipawns, past which a side counts as lost.
     pub score_cp: i32,
+    /// Consecutive moves past `score_cp` that end the game.
     pub move_count: u32,
     /// Default `true`: both engines must agree.
     #[serde(default = "two_sided_default", skip_serializing_if = "is_true")]
@@ -240,7 +264,9 @@ fn is_true(b: &bool) -> bool {
 pub struct Adjudication {
     /// Syzygy tables, opened once per match and shared by its games.
     pub tablebases: Option<Arc<Tablebases>>,
+    /// Draw adjudication (`adjudication.draw`); `None` = off.
     pub draw: Option<DrawAdjudication>,
+    /// Resign adjudication (`adjudication.resign`); `None` = off.
     pub resign: Option<ResignAdjudication>,
     /// Draw once each side has made this many moves after the opening.
     pub max_moves: Option<u32>,
@@ -258,6 +284,7 @@ pub struct GameSettings {
     /// How long a node- or depth-limited search may take before the engine
     /// is declared hung.
     pub watchdog: Duration,
+    /// The draw, resign, tablebase and move-cap rules.
     pub adjudication: Adjudication,
     /// Standard chess or Chess960: how castling is read and written.
     pub variant: Variant,
@@ -277,6 +304,7 @@ impl GameSettings {
 
 /// Why no game record was produced.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum GameError {
     #[error("bad opening: {0}")]
     BadOpening(String),

@@ -57,7 +57,9 @@ pub struct PairJob {
     pub pair: u64,
     /// Indices into the engine list given to [`play_pairs`].
     pub first: usize,
+    /// Index of the pairing's other engine.
     pub second: usize,
+    /// The position both games start from.
     pub opening: Arc<Opening>,
     /// Options set on each side before the pair (a tuner's perturbed
     /// parameters); `None` leaves the players as they are.
@@ -91,7 +93,9 @@ impl PairJob {
 /// A job whose games are over, in the order of [`PairJob::whites`].
 #[derive(Clone, Debug)]
 pub struct FinishedPair {
+    /// The job that was played.
     pub job: PairJob,
+    /// Its games, one per entry of [`PairJob::whites`].
     pub games: Vec<GameRecord>,
 }
 
@@ -125,6 +129,7 @@ impl FinishedPair {
 /// What the callback wants after a pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
+    /// Go on with the next pair.
     Continue,
     /// Abandon the games in progress and return.
     Stop,
@@ -175,6 +180,7 @@ impl Default for PlayOptions {
 /// Why [`play_pairs`] could not go on. Pairs already passed to the callback
 /// stay with the caller.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum RunnerError<E> {
     /// The callback failed (e.g. could not write its record).
     #[error(transparent)]
@@ -207,6 +213,7 @@ pub enum RunnerError<E> {
 
 /// More games at once than the machine can run.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum ConcurrencyError {
     #[error(
         "concurrency {workers} is more than this machine can use: {cores} cores, at most \

@@ -90,12 +90,15 @@ impl EpdRecord {
 /// A line of a suite that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadLine {
+    /// 1-based line in the file.
     pub line: usize,
+    /// What is wrong with it.
     pub reason: String,
 }
 
 /// Why a suite could not be run.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum SuiteError {
     #[error("cannot read {}: {source}", path.display())]
     Io {
@@ -243,20 +246,29 @@ fn score_text(s: EngineScore) -> String {
 /// What happened on one position.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PositionResult {
+    /// 1-based line in the suite file.
     pub line: usize,
+    /// The `id` operand, or `FILE:LINE` when the line has none.
     pub id: String,
+    /// The position searched (full 6-field FEN).
     pub fen: String,
     /// SAN of the best moves and of the moves to avoid.
     pub bm: Vec<String>,
+    /// SAN of the moves to avoid.
     pub am: Vec<String>,
     /// The engine's move (`None` after an error).
     pub move_san: Option<String>,
+    /// The engine's move in UCI notation (`None` after an error).
     pub move_uci: Option<String>,
+    /// Whether the move is a best move and not a move to avoid.
     pub solved: bool,
     /// Last reported score, depth, seldepth and nodes, if the engine said.
     pub score: Option<EngineScore>,
+    /// Depth reached, in plies.
     pub depth: Option<u32>,
+    /// Selective depth reached, in plies.
     pub seldepth: Option<u32>,
+    /// Nodes searched.
     pub nodes: Option<u64>,
     /// Search time measured by the harness (to the failure, after an error).
     pub time_ms: u64,
@@ -289,11 +301,15 @@ impl SuiteSettings {
 /// The results of a run, in file order.
 #[derive(Clone, Debug, Serialize)]
 pub struct SuiteReport {
+    /// The engine's name.
     pub engine: String,
     /// `nodes=N`, `depth=N` or `movetime=MS`.
     pub limit: String,
+    /// Positions searched at once.
     pub jobs: usize,
+    /// Positions in the suite.
     pub positions: usize,
+    /// Positions solved.
     pub solved: usize,
     /// Solved share in percent, one decimal.
     pub percent: f64,
@@ -303,6 +319,7 @@ pub struct SuiteReport {
     pub unsolved: Vec<String>,
     /// Wall time of the whole run.
     pub time_ms: u64,
+    /// One result per position, in file order.
     pub results: Vec<PositionResult>,
 }
 
@@ -363,6 +380,7 @@ pub struct LineLayout {
 }
 
 impl LineLayout {
+    /// Widths that fit the ids and expected moves of `records`.
     pub fn for_records(records: &[EpdRecord]) -> Self {
         LineLayout {
             id: records.iter().map(|r| r.id.len()).max().unwrap_or(0),

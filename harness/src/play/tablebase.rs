@@ -58,11 +58,13 @@ pub struct TablebaseRule {
     pub pieces: u32,
     /// Count cursed wins and blessed losses as wins and losses.
     pub ignore_50_move: bool,
+    /// Which results may end a game (`tablebases.adjudicate`, fastchess `-tbadjudicate`).
     pub adjudicate: TbAdjudicate,
 }
 
 /// A setup error: tables that cannot be used, naming the path.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum TablebaseError {
     #[error("{}: no such folder", path.display())]
     Missing { path: PathBuf },
@@ -151,6 +153,7 @@ impl Tablebases {
         self.tables.max_pieces() as u32
     }
 
+    /// When and how positions are adjudicated.
     pub fn rule(&self) -> TablebaseRule {
         self.rule
     }

@@ -42,6 +42,7 @@ const BUILD_LOG: &str = ".karsinta-build.log";
 
 /// Why a revision could not be built or benched.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // each variant's message is its doc
 pub enum BuildError {
     #[error("{repo}: not a git repository ({message})")]
     NotARepo { repo: PathBuf, message: String },
@@ -124,6 +125,7 @@ pub struct RawBuild {
     /// the bench.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench: Option<String>,
+    /// Seconds the bench may take before it counts as failed (default 600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench_timeout_s: Option<u64>,
     /// Cache folder (relative to the config file); default
@@ -138,14 +140,17 @@ pub struct RawBuild {
 /// Validated build settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BuildSettings {
+    /// Shell command run in the commit's tree (`build.command`).
     pub command: String,
     /// Relative to the commit's tree.
     pub binary: PathBuf,
     /// Empty: no bench.
     pub bench_args: Vec<String>,
+    /// How long the bench may take (`build.bench_timeout_s`).
     pub bench_timeout: Duration,
     /// `None`: [`default_cache_dir`].
     pub cache_dir: Option<PathBuf>,
+    /// How the commit's tree is materialised (`build.checkout`).
     pub checkout: Checkout,
 }
 
@@ -316,6 +321,7 @@ impl BuildCache {
         &self.dir
     }
 
+    /// The settings the builds use.
     pub fn settings(&self) -> &BuildSettings {
         &self.settings
     }
@@ -630,6 +636,7 @@ fn names_file(path: &Path, _file: &std::fs::File) -> bool {
 /// quote as `Bench: N`) and speed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BenchSignature {
+    /// Total nodes of the bench (`Bench: N`).
     pub nodes: u64,
     /// 0 when the engine did not report a speed.
     pub nps: u64,

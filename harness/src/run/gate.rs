@@ -39,7 +39,7 @@ pub const EXIT_INCONCLUSIVE: u8 = 3;
 
 /// Default non-regression bounds (normalized Elo).
 pub const DEFAULT_ELO0: f64 = -5.0;
-/// Its upper bound: a candidate must not be `DEFAULT_ELO0` worse, and is not asked to gain.
+/// H1 of the default test: no loss (H0: a loss of 5), so a candidate need not gain.
 pub const DEFAULT_ELO1: f64 = 0.0;
 
 /// What an undecided test counts as.
@@ -126,7 +126,8 @@ impl Verdict {
 /// What `karsinta gate` is asked to do.
 #[derive(Clone, Debug)]
 pub struct GateRequest {
-    /// Match config; its first engine is the template for the candidate, its second for the baseline.
+    /// Match config; its first engine is the template for the candidate, its second for the
+    /// baseline.
     pub config: PathBuf,
     /// Command-line values that replace the config's keys.
     pub overrides: Overrides,

@@ -102,7 +102,7 @@ pub struct SpsaSetup {
     pub big_a: Option<f64>,
     /// Seed of the perturbations (`spsa.seed`); `None` = the config's seed.
     pub seed: Option<u64>,
-    /// Iterations in flight at once (`spsa.window`); `None` = [`SpsaSetup::window_for`] the concurrency.
+    /// Iterations in flight at once (`spsa.window`); `None`: [`SpsaSetup::window_for`].
     pub window: Option<u64>,
     /// The SPRT of `--verify` (`spsa.verify`); `None` = elo0 0, elo1 5.
     pub verify: Option<RawSprt>,

@@ -136,7 +136,7 @@ const EPS: f64 = 1e-8;
 pub struct TunerState {
     /// Epochs done.
     pub epoch: usize,
-    /// Sigmoid scale: the expected score of an eval `e` (centipawns, White's view) is `sigmoid(k * e)`.
+    /// Sigmoid scale: an eval `e` (centipawns, White's view) predicts the score `sigmoid(k * e)`.
     pub k: f64,
     /// Flat scalars (middlegame, endgame per pair).
     pub weights: Vec<f64>,
