@@ -26,6 +26,8 @@
 //! - a **report** ([`report`]): what a person reads, `report.html` and the
 //!   text and Markdown blocks.
 
+#![warn(missing_docs)]
+
 pub mod config;
 pub mod datagen;
 pub mod formats;
