@@ -7,7 +7,9 @@ An independent transcription of the formulas fishtest publishes
 LLR_normalized, the nElo delta method of its test pages, static/js/sprt.js),
 evaluated with scipy. Needs numpy + scipy; run: python3 stats_reference.py
 It prints the `CASES` table of tests.rs and the calculator rows; `python3
-stats_reference.py mue` prints the median-unbiased Elo cases (unbiased.rs).
+stats_reference.py mue` prints the median-unbiased Elo cases (unbiased.rs);
+`python3 stats_reference.py bayes` the BayesElo LLRs (sprt.rs), transcribed
+from fastchess's SPRT::getLLR with model "bayesian" but solved to convergence.
 
 Without scipy it falls back to plain-Python root finding and normal
 functions (agreeing with scipy to ~1e-12); `python3 stats_reference.py
@@ -215,7 +217,24 @@ def mue_cases():
     for r, m, e0, e1 in rows:
         print(r, m, e0, e1, {k: (repr(x) if isinstance(x, float) else x) for k, x in mue(r, e0, e1, m).items()})
 
-if __name__ == "__main__" and sys.argv[1:] == ["mue"]:
+def bayes_score(e, drawelo):
+    w = 1 / (1 + 10 ** ((drawelo - e) / 400)); l = 1 / (1 + 10 ** ((drawelo + e) / 400))
+    return w + (1 - w - l) / 2
+
+def llr_bayes(w, d, l, e0, e1):
+    if w == 0 or l == 0: return 0.0
+    n, pdf = pdf_of([l, d, w]); pl, pw = pdf[0][1], pdf[2][1]
+    drawelo = 200 * math.log10((1 - pl) / pl * (1 - pw) / pw)
+    q0, q1 = mle_mean(pdf, bayes_score(e0, drawelo)), mle_mean(pdf, bayes_score(e1, drawelo))
+    return n * sum(p * (math.log(b) - math.log(a)) for (_, p), a, b in zip(pdf, q0, q1))
+
+BAYES = [(120, 200, 100, 0, 5), (1500, 3000, 1400, 0, 5), (65388, 56553, 65804, -3, 1),
+         (10, 80, 5, -1.5, 4.5), (300, 100, 350, 0, 10), (5, 0, 3, 0, 5), (0, 10, 3, 0, 5),
+         (40, 400, 20, 0, 5)]
+
+if __name__ == "__main__" and sys.argv[1:] == ["bayes"]:
+    for c in BAYES: print(c, repr(llr_bayes(*c)))
+elif __name__ == "__main__" and sys.argv[1:] == ["mue"]:
     mue_cases()
 elif __name__ == "__main__" and sys.argv[1:] == ["published"]:
     published()

@@ -47,6 +47,13 @@ impl MatchTest {
                 cfg.path.display()
             )));
         }
+        if cfg.sprt.is_some_and(|s| s.model.counts_games()) {
+            return Err(DbError::Invalid(format!(
+                "{}: sprt.model: bayesian counts W/D/L, and the fleet's SPRT counts \
+                 colour-swapped pairs; use normalized or logistic bounds, or karsinta match",
+                cfg.path.display()
+            )));
+        }
         let plan = MatchPlan::new(cfg).map_err(invalid)?;
         Ok(MatchTest {
             cfg: cfg.clone(),
@@ -231,5 +238,38 @@ impl MatchTest {
             ],
         )?;
         Ok(decision)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::kinds::test_kind::TestKind;
+
+    fn refusal(extra: &str) -> String {
+        let text = format!(
+            "name: t\nengines:\n  - {{ name: a, type: inprocess }}\n  - {{ name: b, type: inprocess }}\n\
+             time_control: nodes=300\ngames: 10\n{extra}"
+        );
+        match TestKind::load(&text, Path::new("t.yaml")) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The fleet's SPRT state is pentanomial: an SPRT on single games is
+    /// refused before the test exists, naming the file and the key.
+    #[test]
+    fn sprts_on_single_games_are_refused() {
+        let sprt = "sprt: { elo0: 0, elo1: 5 }\n";
+        assert_eq!(refusal(sprt), "");
+        let e = refusal(&format!("{sprt}colours: {{ swap: false }}\n"));
+        assert!(e.contains("t.yaml: colours.swap: false"), "{e}");
+        let e = refusal("sprt: { elo0: 0, elo1: 5, model: bayesian }\n");
+        assert!(
+            e.contains("t.yaml: sprt.model: bayesian counts W/D/L"),
+            "{e}"
+        );
     }
 }

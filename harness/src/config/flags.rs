@@ -225,7 +225,7 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
           that engine's own limits (time or node odds); nodes=/depth= with tc= keep the clock
   -openings file=FILE format=epd|pgn order=sequential|random plies=N start=N (from 1)
   -rounds N   -games 1|2   -repeat [N]   -noswap   -reverse   -concurrency N   -srand SEED   -event NAME
-  -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic
+  -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic|bayesian
   -draw movenumber=N movecount=N score=CP   -resign movecount=N score=CP twosided=true|false
   -maxmoves N   -pgnout file=FILE [append=false]   -tournament roundrobin|gauntlet   -startup-ms MS
   -tb DIR[:DIR...]   -tbpieces N   -tbignore50   -tbadjudicate BOTH|WIN_LOSS|DRAW
@@ -738,10 +738,11 @@ fn sprt_flag(g: &Group<'_>) -> Result<RawSprt, FlagError> {
                 s.model = match v.as_str() {
                     "normalized" => EloModel::Normalized,
                     "logistic" => EloModel::Logistic,
+                    "bayesian" => EloModel::Bayesian,
                     _ => {
-                        return Err(unsupported(
+                        return Err(invalid(
                             f,
-                            format!("model={v}: normalized or logistic (BayesElo is not offered)"),
+                            format!("model={v}: normalized, logistic or bayesian"),
                         ))
                     }
                 }
@@ -1199,7 +1200,8 @@ mod tests {
         assert!(e("-games 0").contains("-games: must be at least 1"));
         assert!(e("-games 4 -rounds 5").contains("-rounds 10 -games 2"));
         assert!(e("-noswap yes").contains("-noswap: takes no value"));
-        assert!(e("-sprt elo0=0 elo1=5 model=bayesian").contains("BayesElo"));
+        assert!(e("-sprt elo0=0 elo1=5 model=bayes")
+            .contains("model=bayes: normalized, logistic or bayesian"));
         assert!(e("-tb /syzygy -tbadjudicate WINS").contains("-tbadjudicate: 'WINS'"));
         assert!(e("-tbpieces 5").contains("-tbpieces: needs -tb PATHS"));
         assert!(e("-tb /syzygy -tbignore50 yes").contains("-tbignore50: takes no value"));

@@ -251,6 +251,7 @@ impl Run {
         let s = self.summary.get("sprt")?;
         let model = match s["model"].as_str()? {
             "logistic" => EloModel::Logistic,
+            "bayesian" => EloModel::Bayesian,
             _ => EloModel::Normalized,
         };
         Some(SprtParams {

@@ -190,7 +190,10 @@ impl Tally {
             pairs: 0,
             games: 0,
             counting: Counting::Pentanomial,
-            sprt: sprt.map(|s| (s, s.test_penta(&Pentanomial::default()))),
+            sprt: sprt.map(|s| {
+                let r = Self::test(&s, Counting::Pentanomial, &PairingTally::default());
+                (s, r)
+            }),
         }
     }
 
@@ -209,8 +212,18 @@ impl Tally {
         self.counting
     }
 
+    /// How the SPRT counts: as the tally, but BayesElo always W/D/L (the
+    /// Elo estimates stay pentanomial).
+    fn sprt_counting(s: &SprtParams, counting: Counting) -> Counting {
+        if s.model.counts_games() {
+            Counting::Trinomial
+        } else {
+            counting
+        }
+    }
+
     fn test(s: &SprtParams, counting: Counting, t: &PairingTally) -> SprtResult {
-        match counting {
+        match Self::sprt_counting(s, counting) {
             Counting::Pentanomial => s.test_penta(&t.penta),
             Counting::Trinomial => s.test_wdl(&t.wdl),
         }
@@ -269,6 +282,7 @@ impl Tally {
         };
         let stopped = matches!(decision, SprtVerdict::H0 | SprtVerdict::H1);
         let first = &self.per_pairing[0];
+        let counting = Self::sprt_counting(s, self.counting);
         Some(SprtSummary {
             elo0: s.elo0,
             elo1: s.elo1,
@@ -280,10 +294,10 @@ impl Tally {
             upper: r.upper,
             decision,
             pairs: self.per_pairing[0].pairs,
-            counting: self.counting,
+            counting,
             games: self.per_pairing[0].wdl.games(),
             unbiased: stopped
-                .then(|| match self.counting {
+                .then(|| match counting {
                     Counting::Pentanomial => s.unbiased_penta(&first.penta, UNBIASED_CONFIDENCE),
                     Counting::Trinomial => s.unbiased_wdl(&first.wdl, UNBIASED_CONFIDENCE),
                 })
@@ -381,6 +395,29 @@ pub(crate) mod tests {
         let pairs = t.pairs;
         t.add(&pair(0, 0, 1, [BlackWins, WhiteWins]));
         assert_eq!(t.pairs, pairs);
+    }
+
+    #[test]
+    fn bayeselo_sprt_counts_games_and_estimates_stay_pentanomial() {
+        use GameResult::*;
+        let sprt = SprtParams::new(0.0, 5.0, 0.05, 0.05, crate::stats::EloModel::Bayesian).unwrap();
+        let mut t = Tally::new(pairings(TournamentKind::Match, 2), Some(sprt));
+        let results = [
+            [WhiteWins, Draw],
+            [Draw, Draw],
+            [BlackWins, BlackWins],
+            [WhiteWins, WhiteWins],
+        ];
+        for i in 0..40 {
+            assert!(t.add(&pair(0, 0, 1, results[i % 4])).is_none());
+            let s = t.sprt(RunStatus::Running).unwrap();
+            let first = &t.per_pairing[0];
+            assert_eq!(s.counting, Counting::Trinomial);
+            assert_eq!(s.llr, sprt.llr_wdl(&first.wdl), "pair {i}");
+            assert_eq!(first.penta.pairs(), i as u64 + 1);
+        }
+        assert!(t.sprt(RunStatus::Running).unwrap().llr > 0.0);
+        assert_eq!(t.counts(), Counting::Pentanomial);
     }
 
     #[test]

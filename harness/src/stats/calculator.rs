@@ -4,7 +4,7 @@
 //! `sprt.js`). Overshoot is ignored, so real tests run slightly longer.
 
 use super::elo::{elo_to_score, NELO_PER_T};
-use super::sprt::{EloModel, SprtParams};
+use super::sprt::{bayeselo_to_score, drawelo_of_draw_ratio, EloModel, SprtParams};
 use super::StatsError;
 
 /// `(P(pass), E[games])` for a test with `params` when the true logistic Elo
@@ -50,6 +50,13 @@ pub fn expected_games_checked(
     // Hypotheses as expected scores per game.
     let (s0, s1) = match params.model {
         EloModel::Logistic => (elo_to_score(params.elo0), elo_to_score(params.elo1)),
+        EloModel::Bayesian => {
+            let drawelo = drawelo_of_draw_ratio(draw_ratio);
+            (
+                bayeselo_to_score(params.elo0, drawelo),
+                bayeselo_to_score(params.elo1, drawelo),
+            )
+        }
         EloModel::Normalized => {
             let sigma = variance.sqrt();
             (

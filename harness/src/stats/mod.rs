@@ -40,7 +40,9 @@ pub use counts::{Counting, Pentanomial, Trinomial};
 pub use elo::{elo_to_score, fmt_opt, score_to_elo, two_decimals, Estimate, NELO_PER_T};
 pub use error::StatsError;
 pub use residuals::{crash_or_time, worker_chi2, WorkerChi2, PURGE_P, PURGE_RESIDUAL};
-pub use sprt::{EloModel, SprtDecision, SprtParams, SprtResult};
+pub use sprt::{
+    bayeselo_to_score, drawelo_of_draw_ratio, EloModel, SprtDecision, SprtParams, SprtResult,
+};
 pub use unbiased::UnbiasedElo;
 
 #[cfg(test)]

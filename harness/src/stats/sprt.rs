@@ -20,6 +20,11 @@ pub enum EloModel {
     /// which makes the test's cost independent of the draw ratio. fishtest's
     /// default.
     Normalized,
+    /// BayesElo, as fastchess's `model=bayesian` (and fishtest's first
+    /// SPRTs): the bounds are BayesElo differences, turned into expected
+    /// scores with the draw Elo the W/D/L counts show. A model of single
+    /// games, so the test counts W/D/L even when games come in pairs.
+    Bayesian,
 }
 
 impl EloModel {
@@ -28,7 +33,13 @@ impl EloModel {
         match self {
             EloModel::Logistic => "logistic",
             EloModel::Normalized => "normalized",
+            EloModel::Bayesian => "bayesian",
         }
+    }
+
+    /// Does the test count single games (W/D/L) whatever the schedule?
+    pub fn counts_games(self) -> bool {
+        self == EloModel::Bayesian
     }
 
     /// Largest |bound| accepted: logistic scores stay inside fishtest's Elo
@@ -38,7 +49,7 @@ impl EloModel {
     /// from ours there (see the module docs).
     fn bound_limit(self) -> f64 {
         match self {
-            EloModel::Logistic => 1000.0,
+            EloModel::Logistic | EloModel::Bayesian => 1000.0,
             EloModel::Normalized => 200.0,
         }
     }
@@ -50,8 +61,9 @@ impl std::str::FromStr for EloModel {
         match s.to_ascii_lowercase().as_str() {
             "logistic" => Ok(EloModel::Logistic),
             "normalized" | "normalised" => Ok(EloModel::Normalized),
+            "bayesian" | "bayeselo" => Ok(EloModel::Bayesian),
             _ => Err(format!(
-                "unknown Elo model '{s}' (expected 'normalized' or 'logistic')"
+                "unknown Elo model '{s}' (expected 'normalized', 'logistic' or 'bayesian')"
             )),
         }
     }
@@ -185,15 +197,42 @@ impl SprtParams {
     }
 
     /// Generalized LLR of the pentanomial counts (pairs are the observations).
-    /// NaN only if the parameters fail [`SprtParams::validate`].
+    /// NaN if the parameters fail [`SprtParams::validate`], and for the
+    /// BayesElo model, which has no pentanomial form (count W/D/L, see
+    /// [`EloModel::counts_games`]).
     pub fn llr_penta(&self, p: &Pentanomial) -> f64 {
+        if self.model == EloModel::Bayesian {
+            return f64::NAN;
+        }
         self.llr_pdf(&p.pdf(), 2.0)
     }
 
     /// Generalized LLR of the trinomial counts (games are the observations).
     /// NaN only if the parameters fail [`SprtParams::validate`].
     pub fn llr_wdl(&self, t: &Trinomial) -> f64 {
+        if self.model == EloModel::Bayesian {
+            return self.llr_bayeselo(t);
+        }
         self.llr_pdf(&t.pdf(), 1.0)
+    }
+
+    /// fastchess's BayesElo LLR: the draw Elo estimated from the win and
+    /// loss rates, the bounds turned into scores with it, then the
+    /// logistic GSPRT at those scores. 0 until there is a win and a loss
+    /// (the draw Elo is infinite before).
+    fn llr_bayeselo(&self, t: &Trinomial) -> f64 {
+        if t.wins == 0 || t.losses == 0 {
+            return 0.0;
+        }
+        let pdf = t.pdf();
+        let (loss, win) = (pdf.p[0], pdf.p[2]);
+        let drawelo = 200.0 * ((1.0 - loss) / loss * (1.0 - win) / win).log10();
+        let s0 = bayeselo_to_score(self.elo0, drawelo);
+        let s1 = bayeselo_to_score(self.elo1, drawelo);
+        match mle_mean(&pdf, s0).zip(mle_mean(&pdf, s1)) {
+            Some((q0, q1)) => pdf.n * llr_per_unit(&pdf, &q0, &q1),
+            None => f64::NAN,
+        }
     }
 
     /// LLR, bounds and decision for pentanomial counts.
@@ -238,10 +277,27 @@ impl SprtParams {
                 let scale = games_per_unit.sqrt() / NELO_PER_T;
                 mle_t_value(pdf, self.elo0 * scale).zip(mle_t_value(pdf, self.elo1 * scale))
             }
+            // Only through llr_bayeselo.
+            EloModel::Bayesian => None,
         };
         match fitted {
             Some((q0, q1)) => pdf.n * llr_per_unit(pdf, &q0, &q1),
             None => f64::NAN,
         }
     }
+}
+
+/// The expected score of a BayesElo difference `elo` at draw Elo
+/// `drawelo` (Rémi Coulom's model: win and loss are logistic in
+/// `elo -+ drawelo`, the draw takes the rest).
+pub fn bayeselo_to_score(elo: f64, drawelo: f64) -> f64 {
+    let win = 1.0 / (1.0 + 10f64.powf((drawelo - elo) / 400.0));
+    let loss = 1.0 / (1.0 + 10f64.powf((drawelo + elo) / 400.0));
+    win + 0.5 * (1.0 - win - loss)
+}
+
+/// The draw Elo at which two equal players draw `draw_ratio` of their
+/// games.
+pub fn drawelo_of_draw_ratio(draw_ratio: f64) -> f64 {
+    400.0 * ((1.0 + draw_ratio) / (1.0 - draw_ratio)).log10()
 }

@@ -764,3 +764,96 @@ mod simulation {
         normalized_design(10_000, 13);
     }
 }
+
+/// BayesElo LLRs (W, D, L, elo0, elo1, converged, fastchess): `converged`
+/// from `python3 harness/tests/stats_reference.py bayes` (our transcription
+/// of fastchess's `SPRT::getLLR` for model "bayesian", its root solved to
+/// convergence); `fastchess` from fastchess 74deac2's own `SPRT::getLLR`,
+/// compiled and run locally. fastchess stops its ITP root search at a
+/// multiplier within 1e-3, which moves its LLRs by up to 0.3%.
+const BAYES: [(u64, u64, u64, f64, f64, f64, f64); 8] = [
+    (
+        120,
+        200,
+        100,
+        0.0,
+        5.0,
+        0.37483448958865556,
+        0.3748348232525652,
+    ),
+    (
+        1500,
+        3000,
+        1400,
+        0.0,
+        5.0,
+        1.487538468677634,
+        1.487715958049769,
+    ),
+    (
+        65388,
+        56553,
+        65804,
+        -3.0,
+        1.0,
+        1.1286469651922408,
+        1.132244813720709,
+    ),
+    (
+        10,
+        80,
+        5,
+        -1.5,
+        4.5,
+        0.14824370849071175,
+        0.1482435925224901,
+    ),
+    (
+        300,
+        100,
+        350,
+        0.0,
+        10.0,
+        -1.9760378158838452,
+        -1.9760382534969088,
+    ),
+    (
+        5,
+        0,
+        3,
+        0.0,
+        5.0,
+        0.027957317111160056,
+        0.027957318045535758,
+    ),
+    (0, 10, 3, 0.0, 5.0, 0.0, 0.0),
+    (
+        40,
+        400,
+        20,
+        0.0,
+        5.0,
+        0.49343250127416255,
+        0.49343736607644795,
+    ),
+];
+
+#[test]
+fn bayeselo_llr_matches_fastchess() {
+    for (w, d, l, elo0, elo1, converged, fastchess) in BAYES {
+        let p = SprtParams::new(elo0, elo1, 0.05, 0.05, EloModel::Bayesian).unwrap();
+        let llr = p.llr_wdl(&Trinomial::new(w, d, l));
+        assert_close(llr, converged, 1e-9);
+        assert_close(llr, fastchess, 4e-3);
+    }
+    // No pentanomial form: NaN, never a silent number.
+    let p = SprtParams::new(0.0, 5.0, 0.05, 0.05, EloModel::Bayesian).unwrap();
+    assert!(p.llr_penta(&Pentanomial([1, 2, 3, 2, 1])).is_nan());
+    assert!(p
+        .unbiased_wdl(&Trinomial::new(300, 100, 350), 0.95)
+        .is_none());
+    // Equal players drawing 60% of their games have draw Elo 400 log10 4.
+    let de = sprt::drawelo_of_draw_ratio(0.6);
+    assert_close(de, 400.0 * 4f64.log10(), 1e-12);
+    assert_close(sprt::bayeselo_to_score(0.0, de), 0.5, 1e-12);
+}

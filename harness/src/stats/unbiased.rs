@@ -90,7 +90,12 @@ impl SprtParams {
     }
 
     fn unbiased(&self, pdf: &Pdf, games_per_unit: f64, confidence: f64) -> Option<UnbiasedElo> {
-        if self.validate().is_err() || !(confidence > 0.0 && confidence < 1.0) {
+        // fishtest's estimator has no BayesElo form (its scores depend on
+        // the draw Elo, which the data estimates).
+        if self.model == EloModel::Bayesian
+            || self.validate().is_err()
+            || !(confidence > 0.0 && confidence < 1.0)
+        {
             return None;
         }
         let stopped = self.stopped(pdf, games_per_unit)?;
@@ -113,6 +118,7 @@ impl SprtParams {
             EloModel::Logistic => elo_to_score(elo),
             // sigma per game: a pair's variance is half a game's.
             EloModel::Normalized => elo / NELO_PER_T * (games_per_unit * var).sqrt() + 0.5,
+            EloModel::Bayesian => f64::NAN,
         };
         let (s0, s1) = (score(self.elo0), score(self.elo1));
         let (lower, upper) = self.bounds();

@@ -134,6 +134,37 @@ fn noswap_keeps_engine_one_white_and_counts_trinomially() {
     assert!(html.contains("trinomial"));
 }
 
+/// `-sprt ... model=bayesian`: fastchess's BayesElo SPRT counts the games
+/// of colour-swapped pairs one by one, while the Elo estimate and the
+/// pentanomial table stay.
+#[test]
+fn bayeselo_sprt_counts_games_of_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    let out = karsinta(
+        d,
+        &line(
+            "-rounds 4 -games 2 -sprt elo0=0 elo1=10 model=bayesian -maxmoves 80",
+            "run",
+        ),
+    );
+    ok(&out);
+    let run = d.join("run");
+    let played = pgn_games(&run);
+    assert_eq!(played.len(), 8);
+    let s = summary_json(&run);
+    assert_eq!(s["counting"], "pentanomial");
+    assert_eq!(s["pentanomial"].as_array().map(Vec::len), Some(5), "{s}");
+    assert_eq!(s["sprt"]["model"], "bayesian");
+    assert_eq!(s["sprt"]["counting"], "trinomial");
+    let wdl = wdl_of_one(&played);
+    let sprt = SprtParams::new(0.0, 10.0, 0.05, 0.05, EloModel::Bayesian).unwrap();
+    let llr = s["sprt"]["llr"].as_f64().unwrap();
+    assert!((llr - sprt.llr_wdl(&wdl)).abs() < 1e-12, "{llr} {wdl:?}");
+    assert!(s["sprt"]["unbiased"].is_null());
+}
+
 /// `-games 1` (and `colours: { games_per_opening: 1 }`): each opening
 /// once, colours alternating from game to game as fastchess numbers them;
 /// a resumed run plays on to the games a fresh run plays.

@@ -123,6 +123,26 @@ fn trinomial_json_logistic_and_decisions() {
 }
 
 #[test]
+fn bayeselo_sprt_on_wdl() {
+    // The LLR of `python3 harness/tests/stats_reference.py bayes`.
+    let v = json(&[
+        "stats",
+        "--wdl",
+        "1500,3000,1400",
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--model",
+        "bayesian",
+        "--json",
+    ]);
+    assert_eq!(v["model"], "bayesian");
+    close(&v, "llr", 1.487538468677634);
+    assert_eq!(v["decision"], "continue");
+}
+
+#[test]
 fn without_bounds_there_is_no_llr() {
     let v = json(&["stats", "--wdl", "3,4,1", "--json"]);
     close(&v, "elo", 88.73949984654251);
@@ -225,6 +245,20 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (
             &["stats", "--wdl", "1,2,3", "--model", "bayes"],
             "unknown Elo model",
+        ),
+        (
+            &[
+                "stats",
+                "--ptnml",
+                "1,2,3,4,5",
+                "--elo0",
+                "0",
+                "--elo1",
+                "5",
+                "--model",
+                "bayesian",
+            ],
+            "BayesElo is a model of single games; give --wdl",
         ),
         // SPRT settings without bounds would be silently ignored.
         (&["stats", "--wdl", "1,2,3", "--alpha", "0.1"], "--elo0"),

@@ -60,7 +60,7 @@ pub struct SprtArgs {
     /// False negative rate (at elo1) [default: 0.05].
     #[arg(long, allow_hyphen_values = true)]
     pub beta: Option<f64>,
-    /// How elo0/elo1 are expressed: normalized or logistic [default: normalized].
+    /// How elo0/elo1 are expressed: normalized, logistic or bayesian (BayesElo on W/D/L) [default: normalized].
     #[arg(long, value_parser = EloModel::from_str)]
     pub model: Option<EloModel>,
 }
@@ -155,6 +155,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => return usage("give the results with --ptnml LL,LD,DD,DW,WW or --wdl W,D,L"),
     };
+    if ptnml.is_some() && params.is_some_and(|p| p.model.counts_games()) {
+        return usage("--model bayesian: BayesElo is a model of single games; give --wdl W,D,L");
+    }
     let (estimate, result, unbiased) = match (ptnml, wdl) {
         (Some(p), _) => (
             p.estimate(),
