@@ -18,6 +18,7 @@ use crate::config::{
     RawAdjudication, RawColours, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt,
     RawTablebases, TournamentKind,
 };
+use crate::formats::pgn_write::{Notation, PgnOptions};
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::clock::TimeControl;
 use crate::play::game::{DrawAdjudication, DrawRule, ResignAdjudication};
@@ -227,7 +228,9 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   -rounds N   -games 1|2   -repeat [N]   -noswap   -reverse   -concurrency N   -srand SEED   -event NAME
   -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic|bayesian
   -draw movenumber=N movecount=N score=CP   -resign movecount=N score=CP twosided=true|false
-  -maxmoves N   -pgnout file=FILE [append=false]   -tournament roundrobin|gauntlet   -startup-ms MS
+  -maxmoves N   -tournament roundrobin|gauntlet   -startup-ms MS
+  -pgnout file=FILE append=true|false notation=san|lan|uci min=true|false and per-move fields
+          nodes= seldepth= nps= hashfull= tbhits= pv= timeleft= latency= (=true|false)
   -tb DIR[:DIR...]   -tbpieces N   -tbignore50   -tbadjudicate BOTH|WIN_LOSS|DRAW
   Accepted and ignored: -recover -ratinginterval -scoreinterval -autosaveinterval -output -report
   -resultformat -log -debug -site -wait -use-affinity -show-latency -force-concurrency -randomseed
@@ -534,7 +537,11 @@ impl Gathered {
             }
             "-sprt" => self.sprt = Some(sprt_flag(g)?),
             "-draw" | "-resign" | "-maxmoves" => adjudication_flag(g, &mut self.adjudication)?,
-            "-pgnout" => self.t.pgnout = Some(pgnout_flag(g)?),
+            "-pgnout" => {
+                let (out, opts) = pgnout_flag(g)?;
+                self.t.pgnout = Some(out);
+                self.raw.pgn = opts;
+            }
             "-tb" | "-tbpieces" | "-tbignore50" | "-tbadjudicate" => {
                 tablebase_flag(g, &mut self.tablebases)?
             }
@@ -851,32 +858,68 @@ fn tablebases(tb: RawTablebases) -> Result<Option<RawTablebases>, FlagError> {
     }
 }
 
-/// `-pgnout [file=]NAME [append=true|false] [notation=san]`.
-fn pgnout_flag(g: &Group<'_>) -> Result<PgnOut, FlagError> {
+/// `-pgnout [file=]NAME [append=true|false] [notation=san|lan|uci]
+/// [nodes= seldepth= nps= hashfull= tbhits= pv= timeleft= latency= min=]`:
+/// where the games go, and how `games.pgn` is written (the config's `pgn:`).
+fn pgnout_flag(g: &Group<'_>) -> Result<(PgnOut, Option<PgnOptions>), FlagError> {
     let f = g.flag;
     let mut out = PgnOut {
         path: PathBuf::new(),
         append: true,
     };
+    let mut opts = PgnOptions::default();
     for v in &g.values {
-        match v.split_once('=') {
-            None if out.path.as_os_str().is_empty() => out.path = PathBuf::from(absolute(v)),
-            Some(("file", p)) => out.path = PathBuf::from(absolute(p)),
-            Some(("append", b)) => out.append = parse_bool(f, "append", b)?,
-            Some(("notation", "san")) => {}
+        let Some((k, val)) = v.split_once('=') else {
+            if out.path.as_os_str().is_empty() {
+                out.path = PathBuf::from(absolute(v));
+                continue;
+            }
+            return Err(invalid(f, format!("'{v}' is not KEY=VALUE")));
+        };
+        let flag = |slot: &mut bool| -> Result<(), FlagError> {
+            *slot = parse_bool(f, k, val)?;
+            Ok(())
+        };
+        match k {
+            "file" => out.path = PathBuf::from(absolute(val)),
+            "append" => out.append = parse_bool(f, k, val)?,
+            "notation" => {
+                opts.notation = match val {
+                    "san" => Notation::San,
+                    "lan" => Notation::Lan,
+                    "uci" => Notation::Uci,
+                    _ => return Err(invalid(f, format!("notation={val}: san, lan or uci"))),
+                }
+            }
+            "nodes" => flag(&mut opts.nodes)?,
+            "seldepth" => flag(&mut opts.seldepth)?,
+            "nps" => flag(&mut opts.nps)?,
+            "hashfull" => flag(&mut opts.hashfull)?,
+            "tbhits" => flag(&mut opts.tbhits)?,
+            "pv" => flag(&mut opts.pv)?,
+            "timeleft" => flag(&mut opts.timeleft)?,
+            "latency" => flag(&mut opts.latency)?,
+            "min" => flag(&mut opts.min)?,
             _ => {
-                return Err(unsupported(
-                    f,
-                    format!("'{v}': Karsinta's PGN is SAN with one comment per move; only file= and append= are taken"),
-                ))
+                return Err(FlagError::UnknownKey {
+                    flag: f.to_string(),
+                    key: k.to_string(),
+                    nearest: nearest(k, PGNOUT_KEYS.iter().copied()),
+                })
             }
         }
     }
     if out.path.as_os_str().is_empty() {
         return Err(invalid(f, "needs file=FILE"));
     }
-    Ok(out)
+    Ok((out, Some(opts).filter(|o| *o != PgnOptions::default())))
 }
+
+/// Keys of `-pgnout`.
+const PGNOUT_KEYS: &[&str] = &[
+    "file", "append", "notation", "nodes", "seldepth", "nps", "hashfull", "tbhits", "pv",
+    "timeleft", "latency", "min",
+];
 
 /// One engine's limits as fastchess keeps them: `tc=` sets the clock and
 /// clears `st=`, `st=` (a time per move) wins over a clock, `nodes=` and
@@ -1207,7 +1250,11 @@ mod tests {
         assert!(e("-tb /syzygy -tbignore50 yes").contains("-tbignore50: takes no value"));
         assert!(e("-tb :").contains("-tb: needs at least one folder"));
         assert!(e("-openings file=x start=0").contains("count from 1"));
-        assert!(e("-pgnout file=x min=true").contains("-pgnout"));
+        assert!(e("-pgnout file=x mni=true")
+            .contains("-pgnout mni: unknown key (nearest supported: min)"));
+        assert!(e("-pgnout file=x notation=fig").contains("notation=fig: san, lan or uci"));
+        assert!(e("-pgnout file=x nodes=yes").contains("nodes=yes: expected true or false"));
+        assert!(e("-pgnout nodes=true").contains("-pgnout: needs file=FILE"));
         assert!(e("--tc 1").contains("--tc"));
         let e = tr("-engine cmd=/a -engine cmd=/b nodes=5 -each tc=inf -rounds 2")
             .unwrap_err()
@@ -1308,6 +1355,38 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("-variant") && e.contains("'crazyhouse'"), "{e}");
+    }
+
+    /// fastchess's -pgnout keys shape the config's `pgn:` section; file= and
+    /// append= stay the copy's.
+    #[test]
+    fn pgnout_keys() {
+        let base = "-engine cmd=/a -engine cmd=/b -each tc=1+0.01 -rounds 2";
+        let t = tr(&format!(
+            "{base} -pgnout file=/x/o.pgn append=false notation=lan nodes=true seldepth=true \
+             nps=true hashfull=true tbhits=true pv=true timeleft=true latency=true min=false"
+        ))
+        .unwrap();
+        assert_eq!(
+            t.pgnout,
+            Some(PgnOut {
+                path: "/x/o.pgn".into(),
+                append: false
+            })
+        );
+        let o = t.config.pgn.unwrap();
+        assert_eq!(o.notation, Notation::Lan);
+        assert!(o.nodes && o.seldepth && o.nps && o.hashfull && o.tbhits);
+        assert!(o.pv && o.timeleft && o.latency && !o.min);
+        let back: RawConfig = serde_yaml::from_str(&config_yaml(&t, "x")).unwrap();
+        assert_eq!(back, t.config);
+        // Only file= (or notation=san): no pgn section, the PGN as always.
+        let t = tr(&format!("{base} -pgnout o.pgn notation=san")).unwrap();
+        assert_eq!(t.config.pgn, None);
+        assert!(t.pgnout.unwrap().append);
+        let t = tr(&format!("{base} -pgnout file=o.pgn min=true notation=uci")).unwrap();
+        let o = t.config.pgn.unwrap();
+        assert!(o.min && o.notation == Notation::Uci && !o.nodes);
     }
 
     #[test]

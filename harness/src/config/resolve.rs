@@ -14,7 +14,7 @@ use super::colours::{resolve_colours, ColourSchedule};
 use super::error::{invalid, ConfigError};
 use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
 use super::tablebases::resolve_tablebases;
-use crate::formats::pgn_write::UtcTime;
+use crate::formats::pgn_write::{PgnOptions, UtcTime};
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::clock::{TimeControl, TimeControlError};
 use crate::play::game::{Adjudication, GameSettings};
@@ -115,6 +115,8 @@ pub struct MatchConfig {
     pub sprt: Option<SprtParams>,
     /// See [`RawConfig::max_start_failures`].
     pub max_start_failures: u32,
+    /// How `games.pgn` is written (see [`RawConfig::pgn`]).
+    pub pgn: PgnOptions,
     /// The config with absolute paths, overrides, the chosen seed and every
     /// default filled in, so that a run can be repeated or resumed exactly
     /// ([`MatchConfig::resolved`]). Changed only through the methods of
@@ -317,6 +319,12 @@ impl MatchConfig {
         settings.adjudication.tablebases =
             resolve_tablebases(raw.tablebases.as_mut(), "tablebases", path, &base)?;
         let max_start_failures = resolve_max_start_failures(&mut raw, path)?;
+        // The default stays unwritten: a run's config.yaml is what it was
+        // before the key existed.
+        let pgn = raw.pgn.unwrap_or_default();
+        if pgn == PgnOptions::default() {
+            raw.pgn = None;
+        }
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -330,6 +338,7 @@ impl MatchConfig {
             openings,
             sprt,
             max_start_failures,
+            pgn,
             resolved: raw,
         })
     }

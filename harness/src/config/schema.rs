@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use super::colours::RawColours;
+use crate::formats::pgn_write::PgnOptions;
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
 use crate::play::tablebase::TbAdjudicate;
@@ -71,6 +72,10 @@ pub struct RawConfig {
     /// error (default 3; as cutechess-cli stops and fastchess `-recover` goes on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_start_failures: Option<u32>,
+    /// How `games.pgn` is written (fastchess's `-pgnout` keys: notation,
+    /// per-move fields, `min`); absent: Karsinta's PGN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgn: Option<PgnOptions>,
     /// Every other top-level block, kept as raw YAML for the command that
     /// owns it (`ab`'s `build:`, `tune spsa`'s `spsa:`, karsinta-dist's
     /// `dist:`, ...). The match schema names none of them: a loader is told
@@ -111,6 +116,7 @@ impl RawConfig {
         "adjudication",
         "sprt",
         "max_start_failures",
+        "pgn",
     ];
 
     /// The raw block `key` of another command.

@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use crate::play::clock::{ClockVerdict, GameClock, TimeControl};
 use crate::play::tablebase::Tablebases;
-use crate::players::{EngineError, EngineScore, MoveRequest, Player};
+use crate::players::{EngineError, EngineScore, MoveRequest, Player, SearchDetail};
 use crate::variant::{parse_position, Variant};
 
 /// Final result of a game.
@@ -175,6 +175,10 @@ pub struct MoveRecord {
     pub nodes: Option<u64>,
     /// The mover's clock after the move (increment added), under a clock.
     pub clock: Option<Duration>,
+    /// Selective depth the engine reported.
+    pub seldepth: Option<u32>,
+    /// The rest of the engine's report (nps, hashfull, tbhits, time, PV).
+    pub detail: SearchDetail,
 }
 
 /// A finished game.
@@ -411,6 +415,8 @@ impl Board {
             time,
             nodes: None,
             clock: None,
+            seldepth: None,
+            detail: SearchDetail::default(),
         });
         self.moves.last_mut().expect("just pushed")
     }
@@ -796,6 +802,8 @@ pub fn play_game(
         let record = board.play(mv, false, reply.score, reply.depth, reply.elapsed);
         record.nodes = reply.nodes;
         record.clock = clock.shown(s);
+        record.seldepth = reply.seldepth;
+        record.detail = reply.detail;
         engine_plies += 1;
         // The rules come first: a move that mates, stalemates or completes a
         // draw by rule is never adjudicated into another result or reason.
@@ -882,6 +890,7 @@ pub(crate) mod tests {
                 seldepth: None,
                 nodes: None,
                 elapsed: self.elapsed,
+                detail: SearchDetail::default(),
             })
         }
         fn quit(&mut self) {}

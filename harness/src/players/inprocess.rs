@@ -21,7 +21,7 @@ use karsinta_engine::search::THREADS_MAX;
 use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
 
-use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player};
+use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, SearchDetail};
 use crate::variant::Variant;
 
 /// `e` for people: an unknown name gets the closest known one, as an
@@ -262,9 +262,17 @@ impl Player for InProcessPlayer {
         // Report what the UCI front end would print last: the last finished
         // iteration's `info`, so adjudication sees the same scores either way.
         let mut last: Option<(Score, i32, i32, u64)> = None;
+        let mut detail = SearchDetail::default();
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             searcher.search(&game.pos, &limits, stop, &mut |i: &SearchInfo| {
                 last = Some((i.score, i.depth, i.seldepth.max(i.depth), i.nodes));
+                detail = SearchDetail {
+                    nps: Some(i.nodes * 1000 / i.time_ms.max(1)),
+                    hashfull: Some(i.hashfull),
+                    tbhits: Some(i.tbhits),
+                    time_ms: Some(i.time_ms),
+                    pv: i.pv.clone(),
+                };
             })
         }));
         let elapsed = started.elapsed();
@@ -296,6 +304,7 @@ impl Player for InProcessPlayer {
             seldepth: u32::try_from(seldepth).ok(),
             nodes: Some(nodes),
             elapsed,
+            detail,
         })
     }
 

@@ -25,7 +25,7 @@ pub use inprocess::{param_error_text, InProcessPlayer};
 pub use names::closest_name;
 pub use player::{
     fmt_secs, EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerKind,
-    PlayerSpec,
+    PlayerSpec, SearchDetail,
 };
 pub use process::{cpu_usage, kill_all_children, live_children, CpuUsage};
 pub use setup::{check_player, check_player_limit, check_player_setup, start_player};

@@ -105,6 +105,24 @@ pub struct EngineMove {
     pub nodes: Option<u64>,
     /// Wall time from sending `go` to receiving `bestmove`, measured by the harness.
     pub elapsed: Duration,
+    /// The rest of the last `info` (what fastchess's PGN fields show).
+    pub detail: SearchDetail,
+}
+
+/// What an engine's `info` lines said beyond score, depth and nodes: the
+/// per-move fields fastchess's `-pgnout` can show (`nps=`, `hashfull=`,
+/// `tbhits=`, `pv=`, and the engine's own `time`, from which `latency=` is
+/// the harness's measured time minus it). `None` where the engine said nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchDetail {
+    pub nps: Option<u64>,
+    /// Hash table use, per mille.
+    pub hashfull: Option<u32>,
+    pub tbhits: Option<u64>,
+    /// The search time the engine reported, in milliseconds.
+    pub time_ms: Option<u64>,
+    /// The principal variation of the last line with a score, in UCI notation.
+    pub pv: Vec<String>,
 }
 
 /// Why a player failed. Each one ends the game (loss for that player) and

@@ -10,7 +10,9 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::process::{EngineProcess, ReadError};
-use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec};
+use super::{
+    EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec, SearchDetail,
+};
 use crate::variant::Variant;
 
 /// How long `quit` waits for the engine to exit by itself before killing it.
@@ -439,22 +441,42 @@ fn write_limit(out: &mut String, limit: &MoveLimit) {
 }
 
 /// The search progress of one move, from `info` lines.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct InfoSummary {
     pub score: Option<EngineScore>,
     pub depth: Option<u32>,
     pub seldepth: Option<u32>,
     pub nodes: Option<u64>,
+    pub detail: SearchDetail,
 }
 
 impl InfoSummary {
-    /// Fold one `info` line (tokens after `info`) in. Depth and seldepth are
-    /// taken only from lines with a score (finished iterations, not
-    /// `currmove` reports); malformed numbers are ignored.
+    /// Fold one `info` line (tokens after `info`) in. Depth, seldepth and
+    /// the PV are taken only from lines with a score (finished iterations,
+    /// not `currmove` reports); nodes, nps, hashfull, tbhits and time from
+    /// any line; malformed numbers are ignored.
     pub(crate) fn update<'a>(&mut self, mut tokens: impl Iterator<Item = &'a str>) {
         let (mut depth, mut seldepth, mut score) = (None, None, None);
+        let mut pv: Option<Vec<String>> = None;
+        fn number<'a, T: std::str::FromStr>(
+            tokens: &mut impl Iterator<Item = &'a str>,
+            slot: &mut Option<T>,
+        ) {
+            if let Some(v) = tokens.next().and_then(|v| v.parse().ok()) {
+                *slot = Some(v);
+            }
+        }
         while let Some(key) = tokens.next() {
             match key {
+                "nps" => number(&mut tokens, &mut self.detail.nps),
+                "hashfull" => number(&mut tokens, &mut self.detail.hashfull),
+                "tbhits" => number(&mut tokens, &mut self.detail.tbhits),
+                "time" => number(&mut tokens, &mut self.detail.time_ms),
+                "pv" => {
+                    // The rest of the line is the PV.
+                    pv = Some(tokens.by_ref().map(str::to_string).collect());
+                    break;
+                }
                 "depth" => depth = tokens.next().and_then(|v| v.parse().ok()),
                 "seldepth" => seldepth = tokens.next().and_then(|v| v.parse().ok()),
                 "nodes" => {
@@ -470,7 +492,7 @@ impl InfoSummary {
                     }
                 }
                 // The rest of the line is moves or free text.
-                "pv" | "string" | "refutation" | "currline" => break,
+                "string" | "refutation" | "currline" => break,
                 _ => {}
             }
         }
@@ -478,6 +500,9 @@ impl InfoSummary {
             self.score = score;
             self.depth = depth.or(self.depth);
             self.seldepth = seldepth.or(self.seldepth);
+            if let Some(pv) = pv {
+                self.detail.pv = pv;
+            }
         }
     }
 
@@ -489,6 +514,7 @@ impl InfoSummary {
             seldepth: self.seldepth,
             nodes: self.nodes,
             elapsed,
+            detail: self.detail,
         }
     }
 }
@@ -553,6 +579,23 @@ mod tests {
         assert_eq!(info.depth, Some(2));
         assert_eq!(info.seldepth, Some(5));
         assert_eq!(info.nodes, Some(450));
+        assert_eq!(info.detail.nps, Some(1));
+        assert_eq!(info.detail.pv, ["e2e4", "e7e5"]);
+        // A PV without a score (a currline-like report) does not replace it;
+        // nps, hashfull, tbhits and time come from any line.
+        info.update(
+            "nodes 500 nps 9 hashfull 12 tbhits 3 time 40 pv d2d4".split_ascii_whitespace(),
+        );
+        assert_eq!(info.detail.pv, ["e2e4", "e7e5"]);
+        assert_eq!(
+            (
+                info.detail.nps,
+                info.detail.hashfull,
+                info.detail.tbhits,
+                info.detail.time_ms
+            ),
+            (Some(9), Some(12), Some(3), Some(40))
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@ use super::listeners::{
 };
 use super::schedule::{build_schedule, match_openings, round_tag, total_pairs, Schedule};
 use crate::config::MatchConfig;
-use crate::formats::pgn_write::{self, MatchTags, UtcTime};
+use crate::formats::pgn_write::{self, MatchTags, PgnOptions, UtcTime};
 use crate::play::pairs::PlayerFactory;
 use crate::play::pairs::{
     check_concurrency, play_pairs, Ended, FinishedPair, Flow, PlayOptions, RunnerError,
@@ -103,6 +103,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             date: &date,
             variant: cfg.settings.variant,
         },
+        cfg.pgn,
     )?;
     let result = play_and_count(cfg, opts, &schedule, recorder, replayed, &mut listeners);
     drop(lock);
@@ -258,6 +259,7 @@ struct PairRecorder<'a> {
     schedule: &'a Schedule,
     with_openings: bool,
     tags: MatchTags<'a>,
+    pgn: PgnOptions,
 }
 
 impl<'a> PairRecorder<'a> {
@@ -266,6 +268,7 @@ impl<'a> PairRecorder<'a> {
         schedule: &'a Schedule,
         with_openings: bool,
         tags: MatchTags<'a>,
+        pgn: PgnOptions,
     ) -> Result<PairRecorder<'a>, MatchError> {
         let pgn_path = out.join("games.pgn");
         let pgn_file = std::fs::OpenOptions::new()
@@ -279,6 +282,7 @@ impl<'a> PairRecorder<'a> {
             schedule,
             with_openings,
             tags,
+            pgn,
         })
     }
 
@@ -289,7 +293,8 @@ impl<'a> PairRecorder<'a> {
     ) -> Result<PairEntry, MatchError> {
         let mut text = String::new();
         for (i, g) in finished.games.iter().enumerate() {
-            pgn_write::write_game(&mut text, g, &round_tag(finished.job.pair, i), &self.tags);
+            let round = round_tag(finished.job.pair, i);
+            pgn_write::write_game_with(&mut text, g, &round, &self.tags, &self.pgn);
         }
         self.pgn_file
             .write_all(text.as_bytes())

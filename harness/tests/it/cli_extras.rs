@@ -6,6 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use karsinta_harness::formats::pgn_write;
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, Position};
+
 use crate::common::{games, summary_json, EPD, FAKE, KARSINTA};
 
 fn karsinta(dir: &Path, args: &[&str]) -> Output {
@@ -484,4 +488,183 @@ fn json_lines_prints_one_object_per_pair() {
         );
         assert_eq!(v["games"].as_array().unwrap().len(), 2);
     }
+}
+
+/// A short fastchess line (the real engine over UCI against the in-process
+/// engine at fixed nodes, so every run plays the same games) with `extra`.
+fn short_line(out: &str, extra: &str) -> Vec<String> {
+    format!(
+        "match -engine cmd={FAKE} args=--karsinta-uci name=uci -engine proto=inprocess name=inproc \
+         -each tc=inf nodes=300 -rounds 2 -concurrency 1 -openings file=open.epd format=epd \
+         -srand 5 -maxmoves 30 {extra} --out {out} --quiet"
+    )
+    .split_whitespace()
+    .map(str::to_string)
+    .collect()
+}
+
+fn run_line(d: &Path, line: &[String]) -> String {
+    let args: Vec<&str> = line.iter().map(String::as_str).collect();
+    ok(&karsinta(d, &args))
+}
+
+/// Each game's engine moves as (move text, comment), comments joined
+/// across line breaks.
+fn moves_and_comments(pgn: &str) -> Vec<Vec<(String, String)>> {
+    pgn_write::split_games(pgn)
+        .into_iter()
+        .map(|game| {
+            let text: Vec<&str> = game.lines().filter(|l| !l.starts_with('[')).collect();
+            let text = text.join(" ");
+            let mut out: Vec<(String, String)> = Vec::new();
+            let mut rest = text.as_str();
+            while let Some(open) = rest.find('{') {
+                let before = rest[..open].split_whitespace().last().unwrap_or("");
+                let close = open + rest[open..].find('}').expect("closed comment");
+                if !before.ends_with('.') && !before.is_empty() {
+                    out.push((before.to_string(), rest[open + 1..close].to_string()));
+                }
+                rest = &rest[close + 1..];
+            }
+            out
+        })
+        .collect()
+}
+
+/// A LAN move (`Ng1f3`, `e4xd5`, `e7e8=Q+`) as UCI; castling stays `O-O`.
+fn lan_to_uci(lan: &str) -> String {
+    let core = lan.trim_end_matches(['+', '#']);
+    if core.starts_with('O') {
+        return core.to_string();
+    }
+    let core = core
+        .trim_start_matches(['N', 'B', 'R', 'Q', 'K'])
+        .replace('x', "");
+    match core.split_once('=') {
+        Some((m, p)) => format!("{m}{}", p.to_ascii_lowercase()),
+        None => core,
+    }
+}
+
+/// fastchess's `-pgnout` keys: every per-move field in fastchess's order
+/// and form, read back; UCI and LAN moves that are the SAN game's moves.
+#[test]
+fn pgnout_fields_and_notations() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    run_line(d, &short_line("plain", "-pgnout file=plain.pgn"));
+    let fields = "nodes=true seldepth=true nps=true hashfull=true tbhits=true pv=true \
+                  timeleft=true latency=true";
+    run_line(
+        d,
+        &short_line(
+            "uci",
+            &format!("-pgnout file=uci.pgn notation=uci {fields}"),
+        ),
+    );
+    run_line(d, &short_line("lan", "-pgnout file=lan.pgn notation=lan"));
+    run_line(d, &short_line("min", "-pgnout file=min.pgn min=true"));
+    let read = |f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    // The run folder's games.pgn is the copy's source, written the same way.
+    assert_eq!(read("uci.pgn"), read("uci/games.pgn"));
+    assert!(read("uci/config.yaml").contains("pgn:\n  notation: uci\n  nodes: true\n"));
+    assert!(!read("plain/config.yaml").contains("pgn:"));
+
+    // The SAN game replayed gives the moves the UCI and LAN files show.
+    let san_games = pgn_write::split_games(&read("plain.pgn"))
+        .into_iter()
+        .map(|g| {
+            let mut pos: Chess = g
+                .lines()
+                .find_map(|l| l.strip_prefix("[FEN \""))
+                .map_or_else(Chess::default, |f| {
+                    f.trim_end_matches("\"]")
+                        .parse::<shakmaty::fen::Fen>()
+                        .unwrap()
+                        .into_position(CastlingMode::Standard)
+                        .unwrap()
+                });
+            let plain = crate::common::normalized(g);
+            let mut ucis = Vec::new();
+            let movetext = plain.split("] ").last().unwrap().to_string();
+            let mut in_comment = false;
+            for w in movetext.split_whitespace() {
+                if w.starts_with('{') {
+                    in_comment = !w.ends_with('}');
+                    continue;
+                }
+                if in_comment {
+                    in_comment = !w.ends_with('}');
+                    continue;
+                }
+                if w.ends_with('.') || ["1-0", "0-1", "1/2-1/2", "*"].contains(&w) {
+                    continue;
+                }
+                let san: San = w.parse().unwrap();
+                let m = san.to_move(&pos).unwrap();
+                let uci = shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard);
+                ucis.push((uci.to_string(), m.is_castle()));
+                pos.play_unchecked(m);
+            }
+            ucis
+        })
+        .collect::<Vec<_>>();
+    let uci_games = moves_and_comments(&read("uci.pgn"));
+    let lan_games = moves_and_comments(&read("lan.pgn"));
+    assert_eq!(san_games.len(), 4);
+    assert_eq!(uci_games.len(), 4);
+    let mut engine_moves = 0;
+    for ((san, uci), lan) in san_games.iter().zip(&uci_games).zip(&lan_games) {
+        // The opening's book moves come first in every file alike.
+        let engine: Vec<&(String, bool)> = san.iter().skip(san.len() - uci.len()).collect();
+        assert_eq!(engine.len(), uci.len());
+        for (((want, castle), (got, comment)), (lan, _)) in engine.iter().zip(uci).zip(lan) {
+            assert_eq!(want, got);
+            if *castle {
+                assert!(lan.starts_with("O-O"), "{lan}");
+            } else {
+                assert_eq!(&lan_to_uci(lan), want, "{lan}");
+            }
+            // `{score/depth time, tl=, latency=, n=, sd=, nps=, hashfull=, tbhits=, pv="..."}`
+            let parts: Vec<&str> = comment.splitn(9, ", ").collect();
+            let keys: Vec<&str> = parts[1..]
+                .iter()
+                .map(|p| p.split('=').next().unwrap())
+                .collect();
+            assert_eq!(
+                keys,
+                ["tl", "latency", "n", "sd", "nps", "hashfull", "tbhits", "pv"],
+                "{comment}"
+            );
+            let value = |k: &str| -> &str {
+                parts
+                    .iter()
+                    .find_map(|p| p.strip_prefix(&format!("{k}=")))
+                    .unwrap()
+            };
+            // No clock at fixed nodes: fastchess writes tl=0.
+            assert_eq!(value("tl"), "0.000s");
+            let nodes: u64 = value("n").parse().unwrap();
+            assert!(nodes > 0 && nodes <= 1000, "{comment}");
+            assert!(value("sd").parse::<u32>().unwrap() > 0, "{comment}");
+            assert!(value("nps").parse::<u64>().is_ok(), "{comment}");
+            assert!(value("latency")
+                .trim_end_matches('s')
+                .parse::<f64>()
+                .is_ok());
+            // The PV starts with the move played.
+            let pv = value("pv").trim_matches('"');
+            assert_eq!(pv.split(' ').next(), Some(got.as_str()), "{comment}");
+            engine_moves += 1;
+        }
+    }
+    assert!(engine_moves > 20, "{engine_moves}");
+    // The default is Karsinta's PGN: no fields.
+    assert!(!read("plain.pgn").contains(", n="));
+    // min: no comments, no PlyCount, TimeControl or Termination; resumable tags kept.
+    let min = read("min.pgn");
+    assert!(!min.contains('{') && !min.contains("[PlyCount") && !min.contains("[Termination"));
+    assert_eq!(pgn_write::split_games(&min).len(), 4);
+    assert!(min.contains("[Round \"1.1\"]"));
 }
