@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::config::{
-    RawAdjudication, RawColours, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt,
+    RawAdjudication, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind, RawOpenings, RawSprt,
     RawTablebases, TournamentKind,
 };
 use crate::formats::pgn_write::{Notation, PgnOptions};
@@ -113,6 +113,7 @@ const SUPPORTED: &[&str] = &[
     "-tbignore50",
     "-tbadjudicate",
     "-pgnout",
+    "-epdout",
     "-recover",
     "-srand",
     "-seed",
@@ -144,7 +145,6 @@ const REFUSED: &[(&str, &str)] = &[
         "fastchess's JSON state; continue a Karsinta run with `karsinta match --resume RUN`",
     ),
     ("-quick", "give -engine, -each tc= and -rounds"),
-    ("-epdout", "the run folder's games.pgn holds every game"),
     ("-testEnv", "no OpenBench/fishtest worker mode"),
     (
         "-pgnin",
@@ -231,6 +231,7 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   -maxmoves N   -tournament roundrobin|gauntlet   -startup-ms MS
   -pgnout file=FILE append=true|false notation=san|lan|uci min=true|false and per-move fields
           nodes= seldepth= nps= hashfull= tbhits= pv= timeleft= latency= (=true|false)
+  -epdout file=FILE append=true|false   (each game's final position)
   -tb DIR[:DIR...]   -tbpieces N   -tbignore50   -tbadjudicate BOTH|WIN_LOSS|DRAW
   Accepted and ignored: -recover -ratinginterval -scoreinterval -autosaveinterval -output -report
   -resultformat -log -debug -site -wait -use-affinity -show-latency -force-concurrency -randomseed
@@ -542,6 +543,7 @@ impl Gathered {
                 self.t.pgnout = Some(out);
                 self.raw.pgn = opts;
             }
+            "-epdout" => self.raw.epd = Some(epdout_flag(g)?),
             "-tb" | "-tbpieces" | "-tbignore50" | "-tbadjudicate" => {
                 tablebase_flag(g, &mut self.tablebases)?
             }
@@ -915,6 +917,34 @@ fn pgnout_flag(g: &Group<'_>) -> Result<(PgnOut, Option<PgnOptions>), FlagError>
     Ok((out, Some(opts).filter(|o| *o != PgnOptions::default())))
 }
 
+/// `-epdout [file=]NAME [append=true|false]`: the config's `epd:`.
+fn epdout_flag(g: &Group<'_>) -> Result<RawEpdOut, FlagError> {
+    let f = g.flag;
+    let mut out = RawEpdOut {
+        file: String::new(),
+        append: None,
+    };
+    for v in &g.values {
+        match v.split_once('=') {
+            None if out.file.is_empty() => out.file = absolute(v),
+            Some(("file", p)) => out.file = absolute(p),
+            Some(("append", b)) => out.append = Some(parse_bool(f, "append", b)?),
+            Some((k, _)) => {
+                return Err(FlagError::UnknownKey {
+                    flag: f.to_string(),
+                    key: k.to_string(),
+                    nearest: nearest(k, ["file", "append"]),
+                })
+            }
+            None => return Err(invalid(f, format!("'{v}' is not KEY=VALUE"))),
+        }
+    }
+    if out.file.is_empty() {
+        return Err(invalid(f, "needs file=FILE"));
+    }
+    Ok(out)
+}
+
 /// Keys of `-pgnout`.
 const PGNOUT_KEYS: &[&str] = &[
     "file", "append", "notation", "nodes", "seldepth", "nps", "hashfull", "tbhits", "pv",
@@ -1255,6 +1285,9 @@ mod tests {
         assert!(e("-pgnout file=x notation=fig").contains("notation=fig: san, lan or uci"));
         assert!(e("-pgnout file=x nodes=yes").contains("nodes=yes: expected true or false"));
         assert!(e("-pgnout nodes=true").contains("-pgnout: needs file=FILE"));
+        assert!(e("-epdout file=x apend=false")
+            .contains("-epdout apend: unknown key (nearest supported: append)"));
+        assert!(e("-epdout append=false").contains("-epdout: needs file=FILE"));
         assert!(e("--tc 1").contains("--tc"));
         let e = tr("-engine cmd=/a -engine cmd=/b nodes=5 -each tc=inf -rounds 2")
             .unwrap_err()
@@ -1384,6 +1417,16 @@ mod tests {
         let t = tr(&format!("{base} -pgnout o.pgn notation=san")).unwrap();
         assert_eq!(t.config.pgn, None);
         assert!(t.pgnout.unwrap().append);
+        let t = tr(&format!("{base} -epdout file=/x/f.epd append=false")).unwrap();
+        assert_eq!(
+            t.config.epd,
+            Some(RawEpdOut {
+                file: "/x/f.epd".into(),
+                append: Some(false)
+            })
+        );
+        let back: RawConfig = serde_yaml::from_str(&config_yaml(&t, "x")).unwrap();
+        assert_eq!(back, t.config);
         let t = tr(&format!("{base} -pgnout file=o.pgn min=true notation=uci")).unwrap();
         let o = t.config.pgn.unwrap();
         assert!(o.min && o.notation == Notation::Uci && !o.nodes);

@@ -28,10 +28,10 @@ pub use tablebases::resolve_tablebases;
 pub use colours::ColourSchedule;
 pub use error::ConfigError;
 pub use resolve::{
-    resolve_engine_description, resolve_engine_entry, MatchConfig, OpeningsConfig, Overrides,
-    DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
+    resolve_engine_description, resolve_engine_entry, EpdOut, MatchConfig, OpeningsConfig,
+    Overrides, DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
 };
 pub use schema::{
-    RawAdjudication, RawColours, RawConfig, RawEngine, RawKind, RawOpenings, RawSprt,
+    RawAdjudication, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind, RawOpenings, RawSprt,
     RawTablebases, TournamentKind,
 };

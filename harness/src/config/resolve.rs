@@ -117,6 +117,8 @@ pub struct MatchConfig {
     pub max_start_failures: u32,
     /// How `games.pgn` is written (see [`RawConfig::pgn`]).
     pub pgn: PgnOptions,
+    /// Where each game's final position is written (see [`RawConfig::epd`]).
+    pub epd: Option<EpdOut>,
     /// The config with absolute paths, overrides, the chosen seed and every
     /// default filled in, so that a run can be repeated or resumed exactly
     /// ([`MatchConfig::resolved`]). Changed only through the methods of
@@ -325,6 +327,7 @@ impl MatchConfig {
         if pgn == PgnOptions::default() {
             raw.pgn = None;
         }
+        let epd = resolve_epd(&mut raw, path, &base)?;
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -339,6 +342,7 @@ impl MatchConfig {
             sprt,
             max_start_failures,
             pgn,
+            epd,
             resolved: raw,
         })
     }
@@ -940,6 +944,42 @@ pub(super) fn resolve_engine_limits(
         }
     }
     Ok(own)
+}
+
+/// fastchess's `-epdout`: a file each game's final position is added to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EpdOut {
+    /// Absolute.
+    pub path: PathBuf,
+    /// Add to the file; `false`: a new run starts it anew (a resumed one
+    /// always adds).
+    pub append: bool,
+}
+
+/// `epd:` with its path absolute and `append` filled in.
+fn resolve_epd(
+    raw: &mut RawConfig,
+    path: &Path,
+    base: &Path,
+) -> Result<Option<EpdOut>, ConfigError> {
+    let Some(e) = raw.epd.as_mut() else {
+        return Ok(None);
+    };
+    if e.file.trim().is_empty() {
+        return Err(invalid(path, "epd.file", "must name a file"));
+    }
+    let file = absolute(base, &e.file);
+    if file.is_dir() {
+        return Err(invalid(
+            path,
+            "epd.file",
+            format!("{} is a folder, not a file", file.display()),
+        ));
+    }
+    let append = e.append.unwrap_or(true);
+    e.file = file.display().to_string();
+    e.append = Some(append);
+    Ok(Some(EpdOut { path: file, append }))
 }
 
 /// `max_start_failures`: at least 1.

@@ -76,6 +76,10 @@ pub struct RawConfig {
     /// per-move fields, `min`); absent: Karsinta's PGN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pgn: Option<PgnOptions>,
+    /// Where each game's final position goes as an EPD line (fastchess's
+    /// `-epdout`); absent: nowhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epd: Option<RawEpdOut>,
     /// Every other top-level block, kept as raw YAML for the command that
     /// owns it (`ab`'s `build:`, `tune spsa`'s `spsa:`, karsinta-dist's
     /// `dist:`, ...). The match schema names none of them: a loader is told
@@ -117,6 +121,7 @@ impl RawConfig {
         "sprt",
         "max_start_failures",
         "pgn",
+        "epd",
     ];
 
     /// The raw block `key` of another command.
@@ -238,6 +243,17 @@ pub struct RawTablebases {
     /// `both` (default), `win_loss` or `draw`: the results that end a game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudicate: Option<TbAdjudicate>,
+}
+
+/// `epd:` as written (fastchess `-epdout file= append=`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEpdOut {
+    /// The EPD file, relative to the config file.
+    pub file: String,
+    /// Add to the file (default, as fastchess) or start it anew with the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub append: Option<bool>,
 }
 
 /// SPRT as written.

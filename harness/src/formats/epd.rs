@@ -11,14 +11,29 @@
 //! string must close, and `hmvc`/`fmvn` must be numbers. Empty lines and
 //! lines starting with `#` are skipped; a byte-order mark and CRLF line ends
 //! are tolerated. Each error names the file and the 1-based line.
+//! [`epd_line`] writes a position the way fastchess's `-epdout` does.
 
 use std::path::{Path, PathBuf};
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Position};
 use thiserror::Error;
 
 use super::fen::position_fen;
 use crate::variant::{parse_position, Variant};
+
+/// `pos` as fastchess's `-epdout` writes a game's final position: the FEN's
+/// four position fields, then `hmvc N; fmvn N;` (the move counters as
+/// operations). Chess960 castling rights are X-FEN, as in the PGN.
+pub fn epd_line(pos: &Chess) -> String {
+    let fen = position_fen(pos);
+    let fields: Vec<&str> = fen.split(' ').take(4).collect();
+    format!(
+        "{} hmvc {}; fmvn {};",
+        fields.join(" "),
+        pos.halfmoves(),
+        pos.fullmoves()
+    )
+}
 
 /// An EPD operation: opcode and operands (quotes removed).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,6 +253,24 @@ pub fn parse_operations(text: &str) -> Result<Vec<Operation>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// fastchess's form, read back by the one reader.
+    #[test]
+    fn epd_lines_as_fastchess_writes_them() {
+        let pos = parse_position(
+            "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 4 31",
+            Variant::Standard,
+        )
+        .unwrap();
+        let line = epd_line(&pos);
+        assert_eq!(
+            line,
+            "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 hmvc 4; fmvn 31;"
+        );
+        let (back, ops) = parse_entry(&line).unwrap();
+        assert_eq!(position_fen(&back), position_fen(&pos));
+        assert_eq!(ops.len(), 2);
+    }
 
     #[test]
     fn operations_split_at_semicolons_outside_strings() {

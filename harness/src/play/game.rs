@@ -202,6 +202,25 @@ pub struct GameRecord {
     pub time_controls: [TimeControl; 2],
 }
 
+impl GameRecord {
+    /// The position the game ended in (`None` if its start or a move does
+    /// not replay, which a game played by [`play_game`] never has).
+    pub fn final_position(&self, variant: Variant) -> Option<Chess> {
+        let mut pos: Chess = match &self.start_fen {
+            None => variant.start_position(),
+            Some(f) => parse_position(f, variant).ok()?,
+        };
+        for m in &self.moves {
+            let mv = UciMove::from_ascii(m.uci.as_bytes())
+                .ok()?
+                .to_move(&pos)
+                .ok()?;
+            pos.play_unchecked(mv);
+        }
+        Some(pos)
+    }
+}
+
 /// Draw adjudication: a draw once both engines have reported
 /// `|score| <= score_cp` for `move_count` consecutive moves each, from move
 /// `move_number` on; how the moves are counted is `rule`'s.

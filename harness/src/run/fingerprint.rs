@@ -12,7 +12,9 @@ use crate::config::MatchConfig;
 /// change when a run is resumed.
 /// Other commands' blocks ([`crate::config::RawConfig::sections`]) are
 /// left out too: the match does not read them.
-const RESUMABLE_KEYS: &[&str] = &["concurrency", "max_start_failures"];
+/// `epd` (where final positions are copied) does not shape anything the run
+/// folder holds.
+const RESUMABLE_KEYS: &[&str] = &["concurrency", "max_start_failures", "epd"];
 
 /// Every value of the resolved config that decides the games, by key path
 /// (`engines[1].params.null_move_r`, `time_control`, `seed`, ...).

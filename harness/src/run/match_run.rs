@@ -1,7 +1,8 @@
 //! Running a match or tournament into a run folder, in steps: check and
 //! claim the folder, replay its ledger (a resumed run's counted pairs), play
 //! the schedule's remaining pairs with [`crate::play::pairs::play_pairs`],
-//! make each finished pair durable ([`PairRecorder`]: PGN, then ledger),
+//! make each finished pair durable ([`PairRecorder`]: PGN, the `-epdout`
+//! file's final positions, then ledger),
 //! count it, and hand it to the run's [`PairListener`]s (summary file,
 //! progress, observer, SPRT stop). Only the runner's callback counts: after
 //! a stop or an interrupt whatever still arrives is dropped, so `games.pgn`,
@@ -21,7 +22,8 @@ use super::listeners::{
     Observer, PairListener, PairObserver, ProgressPrinter, SprtStop, SummaryFile,
 };
 use super::schedule::{build_schedule, match_openings, round_tag, total_pairs, Schedule};
-use crate::config::MatchConfig;
+use crate::config::{EpdOut, MatchConfig};
+use crate::formats::epd::epd_line;
 use crate::formats::pgn_write::{self, MatchTags, PgnOptions, UtcTime};
 use crate::play::pairs::PlayerFactory;
 use crate::play::pairs::{
@@ -89,6 +91,12 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
     let schedule = build_schedule(cfg, openings)?;
 
     let fingerprint_text = serde_json::to_string_pretty(&fingerprint).unwrap_or_default() + "\n";
+    // Opened before the folder is claimed: a path that cannot be written
+    // leaves the folder untouched.
+    let epd = match &cfg.epd {
+        Some(e) => Some(open_epd(e, opts.resume)?),
+        None => None,
+    };
     let lock = claim_folder(out, &resolved, &fingerprint_text, &writes, opts.resume)?;
     let replayed = replay_ledger(out, cfg, &schedule, total_pairs, opts.resume)?;
     let games_per_pair = u64::from(cfg.colours.games_per_opening);
@@ -104,6 +112,7 @@ pub fn run_match(cfg: &MatchConfig, opts: &RunOptions) -> Result<Summary, MatchE
             variant: cfg.settings.variant,
         },
         cfg.pgn,
+        epd,
     )?;
     let result = play_and_count(cfg, opts, &schedule, recorder, replayed, &mut listeners);
     drop(lock);
@@ -260,6 +269,21 @@ struct PairRecorder<'a> {
     with_openings: bool,
     tags: MatchTags<'a>,
     pgn: PgnOptions,
+    /// `-epdout`: each game's final position, added after its PGN.
+    epd: Option<(File, PathBuf)>,
+}
+
+/// The `-epdout` file, emptied first when a new run asks for it.
+fn open_epd(e: &EpdOut, resume: bool) -> Result<(File, PathBuf), MatchError> {
+    let append = e.append || resume;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(&e.path)
+        .map_err(io_err(&e.path))?;
+    Ok((file, e.path.clone()))
 }
 
 impl<'a> PairRecorder<'a> {
@@ -269,6 +293,7 @@ impl<'a> PairRecorder<'a> {
         with_openings: bool,
         tags: MatchTags<'a>,
         pgn: PgnOptions,
+        epd: Option<(File, PathBuf)>,
     ) -> Result<PairRecorder<'a>, MatchError> {
         let pgn_path = out.join("games.pgn");
         let pgn_file = std::fs::OpenOptions::new()
@@ -283,6 +308,7 @@ impl<'a> PairRecorder<'a> {
             with_openings,
             tags,
             pgn,
+            epd,
         })
     }
 
@@ -301,6 +327,18 @@ impl<'a> PairRecorder<'a> {
             .and_then(|()| self.pgn_file.flush())
             .and_then(|()| self.pgn_file.sync_data())
             .map_err(io_err(&self.pgn_path))?;
+        if let Some((file, path)) = self.epd.as_mut() {
+            let mut lines = String::new();
+            for g in &finished.games {
+                if let Some(pos) = g.final_position(self.tags.variant) {
+                    lines.push_str(&epd_line(&pos));
+                    lines.push('\n');
+                }
+            }
+            file.write_all(lines.as_bytes())
+                .and_then(|()| file.flush())
+                .map_err(io_err(path))?;
+        }
         let (pairing, opening) = self.schedule.of(finished.job.pair);
         let e = finished.entry(pairing, self.with_openings.then_some(opening.id));
         ledger.append(&e)?;

@@ -531,6 +531,40 @@ fn moves_and_comments(pgn: &str) -> Vec<Vec<(String, String)>> {
         .collect()
 }
 
+/// One game of a SAN PGN replayed: each move in UCI (and whether it
+/// castles), and the final position.
+fn replay_san(game: &str) -> (Vec<(String, bool)>, Chess) {
+    let mut pos: Chess = pgn_write::tag_value(game, "FEN").map_or_else(Chess::default, |f| {
+        f.parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    });
+    let text: Vec<&str> = game.lines().filter(|l| !l.starts_with('[')).collect();
+    let mut plain = String::new();
+    let mut depth = 0;
+    for c in text.join(" ").chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let mut moves = Vec::new();
+    for w in plain.split_whitespace() {
+        if w.ends_with('.') || ["1-0", "0-1", "1/2-1/2", "*"].contains(&w) {
+            continue;
+        }
+        let san: San = w.parse().unwrap();
+        let m = san.to_move(&pos).unwrap();
+        let uci = shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard);
+        moves.push((uci.to_string(), m.is_castle()));
+        pos.play_unchecked(m);
+    }
+    (moves, pos)
+}
+
 /// A LAN move (`Ng1f3`, `e4xd5`, `e7e8=Q+`) as UCI; castling stays `O-O`.
 fn lan_to_uci(lan: &str) -> String {
     let core = lan.trim_end_matches(['+', '#']);
@@ -572,44 +606,10 @@ fn pgnout_fields_and_notations() {
     assert!(!read("plain/config.yaml").contains("pgn:"));
 
     // The SAN game replayed gives the moves the UCI and LAN files show.
-    let san_games = pgn_write::split_games(&read("plain.pgn"))
+    let san_games: Vec<Vec<(String, bool)>> = pgn_write::split_games(&read("plain.pgn"))
         .into_iter()
-        .map(|g| {
-            let mut pos: Chess = g
-                .lines()
-                .find_map(|l| l.strip_prefix("[FEN \""))
-                .map_or_else(Chess::default, |f| {
-                    f.trim_end_matches("\"]")
-                        .parse::<shakmaty::fen::Fen>()
-                        .unwrap()
-                        .into_position(CastlingMode::Standard)
-                        .unwrap()
-                });
-            let plain = crate::common::normalized(g);
-            let mut ucis = Vec::new();
-            let movetext = plain.split("] ").last().unwrap().to_string();
-            let mut in_comment = false;
-            for w in movetext.split_whitespace() {
-                if w.starts_with('{') {
-                    in_comment = !w.ends_with('}');
-                    continue;
-                }
-                if in_comment {
-                    in_comment = !w.ends_with('}');
-                    continue;
-                }
-                if w.ends_with('.') || ["1-0", "0-1", "1/2-1/2", "*"].contains(&w) {
-                    continue;
-                }
-                let san: San = w.parse().unwrap();
-                let m = san.to_move(&pos).unwrap();
-                let uci = shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard);
-                ucis.push((uci.to_string(), m.is_castle()));
-                pos.play_unchecked(m);
-            }
-            ucis
-        })
-        .collect::<Vec<_>>();
+        .map(|g| replay_san(g).0)
+        .collect();
     let uci_games = moves_and_comments(&read("uci.pgn"));
     let lan_games = moves_and_comments(&read("lan.pgn"));
     assert_eq!(san_games.len(), 4);
@@ -667,4 +667,57 @@ fn pgnout_fields_and_notations() {
     assert!(!min.contains('{') && !min.contains("[PlyCount") && !min.contains("[Termination"));
     assert_eq!(pgn_write::split_games(&min).len(), 4);
     assert!(min.contains("[Round \"1.1\"]"));
+}
+
+/// fastchess's `-epdout`: each game's final position, in the order of
+/// `games.pgn`, as `FEN-4-fields hmvc N; fmvn N;`; appended by default,
+/// started anew with `append=false`.
+#[test]
+fn epdout_writes_final_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    run_line(d, &short_line("a", "-epdout file=final.epd"));
+    let epd = std::fs::read_to_string(d.join("final.epd")).unwrap();
+    let pgn = std::fs::read_to_string(d.join("a/games.pgn")).unwrap();
+    let want: Vec<String> = pgn_write::split_games(&pgn)
+        .into_iter()
+        .map(|g| {
+            let pos = replay_san(g).1;
+            let fen =
+                shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
+            let four: Vec<&str> = fen.split(' ').take(4).collect();
+            format!(
+                "{} hmvc {}; fmvn {};",
+                four.join(" "),
+                pos.halfmoves(),
+                pos.fullmoves()
+            )
+        })
+        .collect();
+    assert_eq!(want.len(), 4);
+    assert_eq!(epd.lines().collect::<Vec<_>>(), want);
+    // Games ended by the move limit, not at the openings' positions.
+    assert!(want.iter().all(|l| !EPD.contains(&l[..20])), "{epd}");
+    assert!(std::fs::read_to_string(d.join("a/config.yaml"))
+        .unwrap()
+        .contains("epd:\n  file: "));
+    // Appended by default; append=false starts the file anew.
+    run_line(d, &short_line("b", "-epdout final.epd"));
+    let twice = std::fs::read_to_string(d.join("final.epd")).unwrap();
+    assert_eq!(twice, format!("{epd}{epd}"));
+    run_line(d, &short_line("c", "-epdout file=final.epd append=false"));
+    assert_eq!(std::fs::read_to_string(d.join("final.epd")).unwrap(), epd);
+    // A file that cannot be written is refused before the run folder is touched.
+    let out = karsinta(
+        d,
+        &short_line("e", "-epdout file=missing/dir/f.epd")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing/dir/f.epd"), "{err}");
+    assert!(!d.join("e/config.yaml").exists(), "{err}");
 }
