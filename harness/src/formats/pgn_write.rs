@@ -120,9 +120,12 @@ pub fn format_score(s: EngineScore) -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Notation {
+    /// Standard algebraic notation (`Nf3`).
     #[default]
     San,
+    /// Long algebraic notation (`Ng1f3`).
     Lan,
+    /// The engine's UCI text (`g1f3`).
     Uci,
 }
 
@@ -143,6 +146,7 @@ impl Notation {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PgnOptions {
+    /// How the moves are written.
     #[serde(default, skip_serializing_if = "Notation::is_san")]
     pub notation: Notation,
     /// `n=`: the nodes the engine reported.

@@ -115,9 +115,11 @@ pub struct EngineMove {
 /// the harness's measured time minus it). `None` where the engine said nothing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchDetail {
+    /// Nodes per second.
     pub nps: Option<u64>,
     /// Hash table use, per mille.
     pub hashfull: Option<u32>,
+    /// Tablebase hits.
     pub tbhits: Option<u64>,
     /// The search time the engine reported, in milliseconds.
     pub time_ms: Option<u64>,
