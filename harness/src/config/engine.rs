@@ -27,6 +27,7 @@ pub fn blank() -> RawEngine {
         params_file: None,
         params: None,
         time_control: None,
+        restart: None,
     }
 }
 

@@ -223,7 +223,8 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   -engine cmd=PATH name=NAME proto=uci|xboard|inprocess args=\"A B\" arg=A dir=DIR option.NAME=VALUE
   -each   (engine keys for every engine, applied after every -engine as fastchess does)
           tc=[MOVES/]TIME[+INC] st=SEC nodes=N depth=N plies=N timemargin=MS; after -engine:
-          that engine's own limits (time or node odds); nodes=/depth= with tc= keep the clock
+          that engine's own limits (time or node odds); nodes=/depth= with tc= keep the clock;
+          restart=on|off (a fresh process for every game)
   -openings file=FILE format=epd|pgn order=sequential|random plies=N start=N (from 1)
   -rounds N   -games 1|2   -repeat [N]   -noswap   -reverse   -concurrency N   -srand SEED   -event NAME
   -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic|bayesian
@@ -1037,11 +1038,10 @@ fn engine_from_keys(
         if mine.apply(flag, k, v)? {
             continue;
         }
-        if k == "restart" && parse_bool(flag, k, v)? {
-            return Err(unsupported(
-                flag,
-                "restart=on: engines are restarted only after a failure",
-            ));
+        if k == "restart" {
+            // Unset unless on, so configs without it keep their fingerprint.
+            engine.restart = parse_bool(flag, k, v)?.then_some(true);
+            continue;
         }
         if k == "stderr" {
             notes.push(format!(

@@ -211,6 +211,7 @@ impl MatchConfig {
                     params_file: None,
                     params,
                     time_control: None,
+                    restart: e.restart.then_some(true),
                 }
             })
             .collect();
@@ -564,6 +565,7 @@ pub fn resolve_engine_entry(
         init_timeout,
         stderr_log: None,
         variant: Variant::Standard,
+        restart: e.restart.unwrap_or(false),
     })
 }
 

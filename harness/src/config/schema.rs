@@ -183,6 +183,10 @@ pub struct RawEngine {
     /// (same forms): time odds, node odds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<String>,
+    /// `true`: a fresh engine process for every game (fastchess's
+    /// `restart=on`); default false, one process per game slot for the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<bool>,
 }
 
 /// Opening suite as written.

@@ -495,6 +495,12 @@ impl GameSlot<'_> {
                 self.settings,
                 self.abort,
             );
+            // restart: true: the next game's `ready` starts a fresh process.
+            for (e, p) in [(white, &mut w), (black, &mut b)] {
+                if self.specs[e].restart {
+                    p.quit();
+                }
+            }
             self.players[white] = Some(w);
             self.players[black] = Some(b);
             games.push(r.map_err(PairFailure::Game)?);
@@ -692,6 +698,7 @@ mod tests {
             init_timeout: Duration::from_secs(1),
             variant: crate::variant::Variant::Standard,
             stderr_log: None,
+            restart: false,
         }
     }
 

@@ -235,4 +235,7 @@ pub struct PlayerSpec {
     /// folder, shared by its concurrent instances: a `[karsinta] name#N
     /// (pid P):` line names the writer whenever it changes), if anywhere.
     pub stderr_log: Option<std::path::PathBuf>,
+    /// Quit the engine after every game, so each game starts a fresh
+    /// process (`restart: true`, fastchess's `restart=on`).
+    pub restart: bool,
 }

@@ -1192,6 +1192,7 @@ mod tests {
             init_timeout: Duration::from_secs(1),
             variant: crate::variant::Variant::Standard,
             stderr_log: None,
+            restart: false,
         });
         p.features = features;
         p

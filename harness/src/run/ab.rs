@@ -327,6 +327,7 @@ fn side_engine(role: &str, template: &RawEngine) -> RawEngine {
         params_file: None,
         params: None,
         time_control: template.time_control.clone(),
+        restart: template.restart,
     }
 }
 

@@ -22,6 +22,7 @@ fn spec(options: &[(&str, &str)]) -> PlayerSpec {
         init_timeout: Duration::from_secs(5),
         variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
+        restart: false,
     }
 }
 

@@ -32,6 +32,7 @@ fn spec(args: &[&str]) -> PlayerSpec {
         init_timeout: Duration::from_secs(5),
         variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
+        restart: false,
     }
 }
 

@@ -31,6 +31,7 @@ fn spec(cmd: impl Into<PathBuf>, args: &[&str]) -> PlayerSpec {
         init_timeout: Duration::from_secs(5),
         variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
+        restart: false,
     }
 }
 
@@ -361,6 +362,7 @@ fn stderr_goes_to_the_log_file() {
     let log = dir.path().join("fake.stderr.log");
     let mut p = UciPlayer::new(PlayerSpec {
         stderr_log: Some(log.clone()),
+        restart: false,
         ..spec(FAKE, &["--crash-after", "0"])
     });
     p.new_game().unwrap();
@@ -384,6 +386,7 @@ fn stderr_lines_of_concurrent_instances_are_attributed() {
     let s = PlayerSpec {
         name: "tagged".into(),
         stderr_log: Some(log.clone()),
+        restart: false,
         ..spec(FAKE, &[])
     };
     let (mut a, mut b) = (UciPlayer::new(s.clone()), UciPlayer::new(s));
@@ -1033,4 +1036,46 @@ fn bench_players() {
         uci_wall.as_secs_f64() / ip_wall.as_secs_f64(),
         uci_cpu.as_secs_f64() / ip_cpu.as_secs_f64()
     );
+}
+
+/// `restart=on` (YAML `restart: true`): the engine is a fresh process in
+/// every game; the other keeps one process for the whole run.
+#[test]
+fn restart_on_starts_a_process_per_game() {
+    use crate::common::{EPD, FAKE, KARSINTA};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    let fake = FAKE.to_string();
+    let engine = |name: &str, extra: &str| {
+        format!("-engine cmd={fake} name={name} arg=--starts-allowed arg=1000 arg={name}.starts {extra}")
+    };
+    let line = format!(
+        "match {} {} -each tc=inf nodes=100 -rounds 3 -games 2 -concurrency 1 \
+         -openings file=open.epd -maxmoves 30 -srand 1 --out run --quiet",
+        engine("fresh", "restart=on"),
+        engine("kept", "restart=off"),
+    );
+    let out = std::process::Command::new(KARSINTA)
+        .args(line.split_whitespace())
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let starts = |name: &str| {
+        std::fs::read_to_string(d.join(format!("{name}.starts")))
+            .unwrap()
+            .lines()
+            .count()
+    };
+    // Both are started once more at setup (the start check); then `kept`
+    // plays all six games in one process and `fresh` starts one per game.
+    let setup = starts("kept") - 1;
+    assert_eq!(starts("fresh"), setup + 6);
+    let config = std::fs::read_to_string(d.join("run/config.yaml")).unwrap();
+    assert_eq!(config.matches("restart: true").count(), 1, "{config}");
 }

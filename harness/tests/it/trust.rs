@@ -798,6 +798,7 @@ fn inprocess(name: &str, params: karsinta_engine::Params) -> PlayerSpec {
         init_timeout: std::time::Duration::from_secs(5),
         variant: karsinta_harness::variant::Variant::Standard,
         stderr_log: None,
+        restart: false,
     }
 }
 

@@ -599,6 +599,7 @@ pub fn verify_match_config(
         params_file: params_file.map(|p| p.display().to_string()),
         params: None,
         time_control: None,
+        restart: None,
     };
     let raw = RawConfig {
         name: Some(format!("{}-verify", cfg.name)),
