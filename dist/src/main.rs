@@ -44,7 +44,8 @@ enum Cmd {
     Migrate,
     /// Create a test from a match config (its `dist:` block sets batches and
     /// leases), or an SPSA test from a `karsinta tune spsa` config; with
-    /// --repo, a test of two git revisions that each worker builds.
+    /// --repo, a test of two git revisions that each worker builds (A/B
+    /// with --dev/--base, gate-style with --candidate/--baseline).
     Create {
         /// The config (or --config FILE).
         config: Option<PathBuf>,
@@ -144,6 +145,14 @@ struct RevisionArgs {
     /// Dev revision (the first engine: figures are from its point of view).
     #[arg(long, value_name = "REV", requires = "repo")]
     dev: Option<String>,
+    /// A gate-style test (`karsinta gate --baseline REV`): the baseline
+    /// revision.
+    #[arg(long, value_name = "REV", requires = "repo", conflicts_with_all = ["base", "dev"])]
+    baseline: Option<String>,
+    /// A gate-style test's candidate revision (the first engine); the
+    /// config's gate: block and the gate's default SPRT apply.
+    #[arg(long, value_name = "REV", requires = "repo", conflicts_with_all = ["base", "dev"])]
+    candidate: Option<String>,
     /// This machine's build cache (default: karsinta ab's,
     /// ~/.cache/karsinta/builds).
     #[arg(long, value_name = "DIR", requires = "repo")]
@@ -161,8 +170,24 @@ impl RevisionArgs {
         let Some(repo) = &self.repo else {
             return Ok(None);
         };
-        let (Some(base), Some(dev)) = (&self.base, &self.dev) else {
-            return Err(setup("--repo: give both --base REV and --dev REV"));
+        let gate = self.candidate.is_some() || self.baseline.is_some();
+        let sides = if gate {
+            let (Some(c), Some(b)) = (&self.candidate, &self.baseline) else {
+                return Err(setup(
+                    "--repo: give both --candidate REV and --baseline REV (a gate-style test)",
+                ));
+            };
+            vec![
+                ("candidate".into(), c.clone()),
+                ("baseline".into(), b.clone()),
+            ]
+        } else {
+            let (Some(base), Some(dev)) = (&self.base, &self.dev) else {
+                return Err(setup(
+                    "--repo: give both --base REV and --dev REV (or --candidate and --baseline)",
+                ));
+            };
+            vec![("dev".into(), dev.clone()), ("base".into(), base.clone())]
         };
         let cache = self
             .build_cache
@@ -170,9 +195,10 @@ impl RevisionArgs {
             .unwrap_or_else(|| default_cache_dir(Path::new(".")));
         Ok(Some(RevisionRequest {
             repo: repo.clone(),
-            sides: vec![("dev".into(), dev.clone()), ("base".into(), base.clone())],
+            sides,
             cache,
             own_bench: self.own_bench,
+            gate,
         }))
     }
 }

@@ -27,7 +27,7 @@ use crate::support::{cli, wait};
 /// The bench the build config runs: quick, and still a signature.
 const BENCH: &str = "bench 4";
 
-fn git(repo: &Path, args: &[&str]) -> String {
+pub(crate) fn git(repo: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(repo)
@@ -49,7 +49,7 @@ fn git(repo: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -136,12 +136,19 @@ fn write_config(dir: &Path, name: &str, bench: &str) -> PathBuf {
     p
 }
 
-fn file_url(dir: &Path) -> String {
+pub(crate) fn file_url(dir: &Path) -> String {
     format!("file://{}", dir.display())
 }
 
 /// `create --config CFG --repo URL --base REV --dev REV --build-cache DIR`.
-fn create(pg: &TempPg, cfg: &Path, url: &str, base: &str, dev: &str, cache: &Path) -> Output {
+pub(crate) fn create(
+    pg: &TempPg,
+    cfg: &Path,
+    url: &str,
+    base: &str,
+    dev: &str,
+    cache: &Path,
+) -> Output {
     cli(
         pg,
         &[
@@ -164,7 +171,7 @@ fn create(pg: &TempPg, cfg: &Path, url: &str, base: &str, dev: &str, cache: &Pat
 
 /// A worker run from its own folder `home` with its own cache
 /// `home/cache`, as on a machine of its own; `extra` flags and env.
-fn worker_in(pg: &TempPg, home: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
+pub(crate) fn worker_in(pg: &TempPg, home: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
     std::fs::create_dir_all(home).unwrap();
     let cache = home.join("cache");
     let mut args = vec![
@@ -193,7 +200,7 @@ fn builds_logged(cache: &Path) -> Vec<String> {
         .collect()
 }
 
-fn ledger(path: &Path) -> Vec<PairEntry> {
+pub(crate) fn ledger(path: &Path) -> Vec<PairEntry> {
     let (_, mut entries) = Ledger::open(path).unwrap();
     entries.sort_by_key(|e| e.pair);
     entries
@@ -205,7 +212,7 @@ fn json(path: &Path) -> serde_json::Value {
 
 /// The games' tags (engine names included) and moves, without the day
 /// they were played and the move comments (which hold each move's time).
-fn games(path: &Path) -> String {
+pub(crate) fn games(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out = String::new();
     let mut depth = 0;

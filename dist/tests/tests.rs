@@ -8,6 +8,7 @@
 
 mod clocks;
 mod fleet;
+mod other_engines;
 mod pg;
 mod purge;
 mod queue;

@@ -4,18 +4,20 @@
 //! there is none (or `--own-bench`), from a build here, and derive the
 //! config the test plays: the match config with its first two engines
 //! replaced by the builds, exactly as `karsinta ab` replaces them (dev
-//! first). The engines' paths in that config are where this machine's
+//! first; for a gate-style test, as `karsinta gate` does, candidate first,
+//! with its default SPRT). The engines' paths in that config are where this machine's
 //! cache holds (or would hold) the builds; every worker plays its own.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use karsinta_harness::config::MatchConfig;
+use karsinta_harness::config::{ConfigError, MatchConfig};
 use karsinta_harness::players::build::{Build, BuildCache, BuildError, BuildSettings, RawBuild};
 use karsinta_harness::run::ab::{revision_engine, Side, SidePreparer, SECTION};
+use karsinta_harness::run::gate::{self, RawGate};
 
 use super::mirror::{bench_from_message, normalize_url, Mirror};
-use super::{display_url, BenchSource, Revision, RevisionError, Revisions};
+use super::{display_url, BenchSource, Gate, Revision, RevisionError, Revisions};
 
 /// What `create --repo URL --base REV --dev REV` asks for.
 #[derive(Clone, Debug)]
@@ -32,6 +34,34 @@ pub struct RevisionRequest {
     /// states its bench (when the config's `build.bench` is not the bench
     /// those lines quote).
     pub own_bench: bool,
+    /// A gate-style test (sides `candidate` and `baseline`): the config's
+    /// `gate:` block and `karsinta gate`'s default SPRT apply.
+    pub gate: bool,
+}
+
+/// A gate-style test's config as `karsinta gate` plays it (its default
+/// non-regression SPRT where the config has none) and its policy. The
+/// gate's `max_minutes` is one machine's wall-clock budget: the fleet ends
+/// the test at its game cap instead, and says so.
+fn gate_config(
+    played: MatchConfig,
+    log: &mut dyn FnMut(&str),
+) -> Result<(MatchConfig, Gate), RevisionError> {
+    let invalid = |e: ConfigError| RevisionError::Invalid(e.to_string());
+    let raw: RawGate = played
+        .section(gate::SECTION)
+        .map_err(invalid)?
+        .unwrap_or_default();
+    if let Some(m) = raw.max_minutes {
+        log(&format!(
+            "gate.max_minutes ({m}) is not applied on the fleet: the test ends at its SPRT or \
+             its game cap"
+        ));
+    }
+    let policy = Gate {
+        inconclusive: raw.inconclusive.unwrap_or_default(),
+    };
+    Ok((gate::with_default_sprt(played).map_err(invalid)?, policy))
 }
 
 /// The build settings of `cfg`'s `build:` block (the one `karsinta ab`
@@ -151,5 +181,18 @@ pub fn resolve(
     let played = cfg
         .with_engines(engines)
         .map_err(|e| RevisionError::Invalid(e.to_string()))?;
-    Ok((played, Revisions { repo: url, sides }))
+    let (played, gate) = if req.gate {
+        let (played, g) = gate_config(played, log)?;
+        (played, Some(g))
+    } else {
+        (played, None)
+    };
+    Ok((
+        played,
+        Revisions {
+            repo: url,
+            sides,
+            gate,
+        },
+    ))
 }

@@ -14,6 +14,11 @@
 //! plays any test. How to build and bench comes from the config's `build:`
 //! block (command, binary, bench arguments), so other engines work too.
 //!
+//! A gate-style test (`--candidate REV --baseline REV`) is the same with
+//! `karsinta gate`'s roles, its default non-regression SPRT and its
+//! `gate.inconclusive` policy, so `status` can say what `karsinta gate`
+//! would exit with ([`Gate`]).
+//!
 //! - [`mirror`]: a repository fetched into a cache folder (any git URL).
 //! - [`create`]: the creator's side: resolve, bench, the played config.
 //! - [`build`]: a worker's side: fetch, build, bench, compare.
@@ -25,6 +30,8 @@ pub mod create;
 pub mod mirror;
 
 use karsinta_harness::players::build::BuildError;
+use karsinta_harness::run::gate::{InconclusivePolicy, Verdict};
+use karsinta_harness::stats::SprtDecision;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -109,13 +116,63 @@ pub fn bench_signature(nodes: u64) -> String {
     format!("bench {nodes}")
 }
 
+/// What makes a test of revisions gate-style: `karsinta gate`'s policy for
+/// an undecided test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gate {
+    /// What an undecided test counts as (`gate.inconclusive`).
+    pub inconclusive: InconclusivePolicy,
+}
+
+impl Gate {
+    /// The `status` line of a test whose SPRT decided `decision` (`ended`:
+    /// the test plays no more, decided or not): the verdict and the exit
+    /// status `karsinta gate` gives it.
+    pub fn line(&self, decision: Option<SprtDecision>, ended: bool) -> String {
+        let verdict = match decision {
+            Some(SprtDecision::H1) => Verdict::Pass,
+            Some(SprtDecision::H0) => Verdict::Fail,
+            _ if ended => Verdict::Inconclusive,
+            _ => {
+                return format!(
+                    "gate: undecided so far (an undecided gate counts as {})\n",
+                    policy_word(self.inconclusive)
+                )
+            }
+        };
+        let note = match (verdict, self.inconclusive) {
+            (Verdict::Inconclusive, InconclusivePolicy::Pass) => " (counted as a pass)",
+            (Verdict::Inconclusive, InconclusivePolicy::Fail) => " (counted as a fail)",
+            _ => "",
+        };
+        format!(
+            "gate: {}{note}, exit status {} as karsinta gate gives it\n",
+            verdict.word(),
+            verdict.exit_code(self.inconclusive)
+        )
+    }
+}
+
+/// `pass`, `fail` or `error`, as the config writes it.
+fn policy_word(p: InconclusivePolicy) -> &'static str {
+    match p {
+        InconclusivePolicy::Pass => "a pass",
+        InconclusivePolicy::Fail => "a fail",
+        InconclusivePolicy::Error => "an error (exit status 3)",
+    }
+}
+
 /// What a test of revisions records (`dist_tests.revisions`, JSON).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Revisions {
     /// The repository workers fetch (a URL, or an absolute local path).
     pub repo: String,
-    /// The sides in engine order: dev (the first engine), then base.
+    /// The sides in engine order: dev (the first engine), then base; for a
+    /// gate-style test candidate, then baseline.
     pub sides: Vec<Revision>,
+    /// A gate-style test's policy (`None`: an A/B test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
 }
 
 impl Revisions {
@@ -148,9 +205,10 @@ impl Revisions {
             display_url(&self.repo)
         );
         let width = self.sides.iter().map(|s| s.rev.len()).max().unwrap_or(0);
+        let roles = self.sides.iter().map(|s| s.role.len()).max().unwrap_or(0);
         for s in &self.sides {
             out.push_str(&format!(
-                "  {:<4} {:<width$} = {}  bench {} ({})\n",
+                "  {:<roles$} {:<width$} = {}  bench {} ({})\n",
                 s.role,
                 s.rev,
                 s.commit,
@@ -203,6 +261,7 @@ mod tests {
                 side("dev", "0123456789abcdef", 5),
                 side("base", "fedcba9876543210", 6),
             ],
+            gate: None,
         };
         assert_eq!(
             r.signatures(),
@@ -213,6 +272,36 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("test t: stored revisions"));
+    }
+
+    #[test]
+    fn a_gate_says_what_karsinta_gate_exits_with() {
+        let g = |p| Gate { inconclusive: p };
+        let pass = g(InconclusivePolicy::Pass);
+        assert_eq!(
+            pass.line(Some(SprtDecision::H1), true),
+            "gate: PASS, exit status 0 as karsinta gate gives it\n"
+        );
+        assert_eq!(
+            pass.line(Some(SprtDecision::H0), true),
+            "gate: FAIL, exit status 1 as karsinta gate gives it\n"
+        );
+        assert_eq!(
+            pass.line(None, true),
+            "gate: INCONCLUSIVE (counted as a pass), exit status 0 as karsinta gate gives it\n"
+        );
+        assert_eq!(
+            g(InconclusivePolicy::Error).line(None, true),
+            "gate: INCONCLUSIVE, exit status 3 as karsinta gate gives it\n"
+        );
+        assert!(pass.line(None, false).starts_with("gate: undecided so far"));
+        // Stored with the record; an A/B record has none.
+        let json = r#"{"repo":"r","sides":[],"gate":{"inconclusive":"fail"}}"#;
+        let r = Revisions::parse(json, "t").unwrap();
+        assert_eq!(r.gate, Some(g(InconclusivePolicy::Fail)));
+        assert_eq!(r.to_json(), json);
+        let ab = Revisions::parse(r#"{"repo":"r","sides":[]}"#, "t").unwrap();
+        assert_eq!(ab.gate, None);
     }
 
     #[test]

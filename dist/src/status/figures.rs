@@ -157,6 +157,10 @@ impl MatchStatus {
         out.push_str(&queue_line(t));
         if let Some(r) = &self.kind.revisions {
             out.push_str(&r.text());
+            if let Some(g) = &r.gate {
+                let ended = self.status != RunStatus::Running;
+                out.push_str(&g.line(t.decision, ended));
+            }
         }
         if let Some(r) = &t.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));

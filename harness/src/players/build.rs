@@ -1,5 +1,5 @@
-//! Building engine revisions from a git repository into a cache, and reading
-//! an engine's `bench` signature.
+//! Building engine revisions from a git repository into a cache, and running
+//! an engine's `bench` (its output read by [`super::bench_output`]).
 //!
 //! Each commit gets its own folder `<cache>/<full-commit-hash>/` holding the
 //! source tree of that commit: by default a detached git worktree (`git
@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+pub use super::bench_output::{parse_bench, BenchPattern, BenchSignature};
 
 /// Build command for this project's engine.
 pub const DEFAULT_BUILD_COMMAND: &str = "cargo build --release -p karsinta-engine";
@@ -125,6 +127,12 @@ pub struct RawBuild {
     /// the bench.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench: Option<String>,
+    /// How the signature is found in the bench's output: `default` (`<N>
+    /// nodes <M> nps`, Stockfish's fields), `openbench` (OpenBench's
+    /// worker's reading) or a regular expression with a group for the node
+    /// count ([`BenchPattern::parse`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench_pattern: Option<String>,
     /// Seconds the bench may take before it counts as failed (default 600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench_timeout_s: Option<u64>,
@@ -146,6 +154,8 @@ pub struct BuildSettings {
     pub binary: PathBuf,
     /// Empty: no bench.
     pub bench_args: Vec<String>,
+    /// Where in the bench's output the signature is.
+    pub bench_pattern: BenchPattern,
     /// How long the bench may take (`build.bench_timeout_s`).
     pub bench_timeout: Duration,
     /// `None`: [`default_cache_dir`].
@@ -160,6 +170,7 @@ impl Default for BuildSettings {
             command: DEFAULT_BUILD_COMMAND.to_string(),
             binary: PathBuf::from(DEFAULT_BINARY),
             bench_args: split_args(DEFAULT_BENCH_ARGS),
+            bench_pattern: BenchPattern::Default,
             bench_timeout: Duration::from_secs(DEFAULT_BENCH_TIMEOUT_S),
             cache_dir: None,
             checkout: Checkout::Worktree,
@@ -197,6 +208,12 @@ impl BuildSettings {
         }
         if let Some(b) = &raw.bench {
             s.bench_args = split_args(b);
+        }
+        if let Some(p) = &raw.bench_pattern {
+            s.bench_pattern = BenchPattern::parse(p).map_err(|message| BuildError::Config {
+                key: "bench_pattern",
+                message,
+            })?;
         }
         if let Some(t) = raw.bench_timeout_s {
             if t == 0 {
@@ -632,79 +649,36 @@ fn names_file(path: &Path, _file: &std::fs::File) -> bool {
     path.exists()
 }
 
-/// An engine's bench signature: total nodes (the number commit messages
-/// quote as `Bench: N`) and speed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct BenchSignature {
-    /// Total nodes of the bench (`Bench: N`).
-    pub nodes: u64,
-    /// 0 when the engine did not report a speed.
-    pub nps: u64,
-}
-
-impl std::fmt::Display for BenchSignature {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} nodes {} nps", self.nodes, self.nps)
-    }
-}
-
-/// Finds the signature in bench output: the last line of the form
-/// `<N> nodes <M> nps` (ours, Ethereal, OpenBench's convention), else
-/// Stockfish's `Nodes searched : N` with `Nodes/second : M`.
-pub fn parse_bench(text: &str) -> Option<BenchSignature> {
-    let number = |t: &str| {
-        t.trim_matches(|c: char| !c.is_ascii_digit())
-            .parse::<u64>()
-            .ok()
-    };
-    for line in text.lines().rev() {
-        let toks: Vec<&str> = line.split_whitespace().collect();
-        let mut nodes = None;
-        let mut nps = None;
-        for w in toks.windows(2) {
-            let unit = w[1].trim_end_matches([',', ';', ':']).to_ascii_lowercase();
-            if unit == "nodes" && nodes.is_none() {
-                nodes = number(w[0]);
-            } else if unit == "nps" {
-                nps = number(w[0]);
-            }
-        }
-        if let (Some(nodes), Some(nps)) = (nodes, nps) {
-            return Some(BenchSignature { nodes, nps });
-        }
-    }
-    let field = |name: &str| {
-        text.lines().rev().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim().eq_ignore_ascii_case(name)).then(|| number(v.trim()))?
-        })
-    };
-    let nodes = field("Nodes searched")?;
-    Some(BenchSignature {
-        nodes,
-        nps: field("Nodes/second").unwrap_or(0),
-    })
-}
-
 /// Runs `program args...` (stdin closed) and parses its signature from
-/// stdout, then stderr. Fails on a timeout, a failed exit or no signature.
+/// stdout, then stderr, as [`parse_bench`] reads it. Fails on a timeout, a
+/// failed exit or no signature.
 pub fn run_bench(
     program: &Path,
     args: &[String],
     dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<BenchSignature, BuildError> {
-    run_bench_with(program, args, dir, timeout, None, &mut |_| {})
+    run_bench_with(
+        program,
+        args,
+        dir,
+        timeout,
+        &BenchPattern::Default,
+        None,
+        &mut |_| {},
+    )
 }
 
-/// [`run_bench`] that also gives up (killing the engine) as soon as
-/// `interrupt` is raised, and hands each line the engine writes to stderr
-/// (our engine's per-position progress) to `progress` as it comes.
+/// [`run_bench`] that finds the signature by `pattern`, gives up (killing
+/// the engine) as soon as `interrupt` is raised, and hands each line the
+/// engine writes to stderr (our engine's per-position progress) to
+/// `progress` as it comes.
 pub fn run_bench_with(
     program: &Path,
     args: &[String],
     dir: Option<&Path>,
     timeout: Duration,
+    pattern: &BenchPattern,
     interrupt: Option<&AtomicBool>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<BenchSignature, BuildError> {
@@ -785,9 +759,10 @@ pub fn run_bench_with(
             .to_string();
         return Err(fail(format!("exited with {status}: {last}")));
     }
-    parse_bench(&stdout)
-        .or_else(|| parse_bench(&stderr))
-        .ok_or_else(|| fail("no `<N> nodes <M> nps` line in its output".into()))
+    pattern
+        .find(&stdout)
+        .or_else(|| pattern.find(&stderr))
+        .ok_or_else(|| fail(format!("no {} in its output", pattern.describe())))
 }
 
 /// Bench arguments for a depth given on the command line: the depth
@@ -824,37 +799,6 @@ mod tests {
     }
 
     #[test]
-    fn parses_bench_signatures() {
-        let ours = "1 100 fen\n2 200 fen\n4939216 nodes 1650000 nps\n";
-        assert_eq!(
-            parse_bench(ours),
-            Some(BenchSignature {
-                nodes: 4939216,
-                nps: 1650000
-            })
-        );
-        // The last signature wins.
-        assert_eq!(
-            parse_bench("1 nodes 2 nps\n3 nodes 4 nps").unwrap().nodes,
-            3
-        );
-        let ethereal = "OVERALL:     5121 ms    4567890 nodes     891234 nps";
-        assert_eq!(parse_bench(ethereal).unwrap().nodes, 4567890);
-        let stockfish =
-            "=====\nTotal time (ms) : 1500\nNodes searched  : 2030853\nNodes/second    : 1353902\n";
-        assert_eq!(
-            parse_bench(stockfish),
-            Some(BenchSignature {
-                nodes: 2030853,
-                nps: 1353902
-            })
-        );
-        assert_eq!(parse_bench("bench done\n"), None);
-        assert_eq!(parse_bench("many nodes fast nps"), None);
-        assert_eq!(parse_bench(""), None);
-    }
-
-    #[test]
     fn settings_from_raw() {
         let raw: RawBuild = serde_yaml::from_str(
             "command: make -j2\nbinary: src/engine\nbench: bench 13\ncache_dir: cache\ncheckout: worktree\n",
@@ -866,6 +810,19 @@ mod tests {
         assert_eq!(s.bench_args, vec!["bench", "13"]);
         assert_eq!(s.cache_dir, Some(PathBuf::from("/cfg/cache")));
         assert_eq!(s.checkout, Checkout::Worktree);
+        assert_eq!(s.bench_pattern, BenchPattern::Default);
+        let ob: RawBuild = serde_yaml::from_str("bench_pattern: openbench").unwrap();
+        assert_eq!(
+            BuildSettings::from_raw(&ob, Path::new("/"))
+                .unwrap()
+                .bench_pattern,
+            BenchPattern::OpenBench
+        );
+        let bad: RawBuild = serde_yaml::from_str("bench_pattern: 'Bench: (\\d+'").unwrap();
+        let e = BuildSettings::from_raw(&bad, Path::new("/"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("build.bench_pattern: 'Bench: (\\d+'"), "{e}");
         let d = BuildSettings::from_raw(&RawBuild::default(), Path::new("/")).unwrap();
         assert_eq!(d, BuildSettings::default());
         let skip: RawBuild = serde_yaml::from_str("bench: ''").unwrap();

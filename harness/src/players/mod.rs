@@ -8,9 +8,11 @@
 //! checking players), `process.rs` (child processes, timed reads, no
 //! orphans), `uci.rs`, `xboard.rs` and `inprocess.rs` (the three kinds of
 //! player), `names.rs` (what the protocols share), [`build`] (a git
-//! revision built into an engine binary, and its bench signature) and
+//! revision built into an engine binary, and its bench run),
+//! [`bench_output`] (the bench signature in an engine's output) and
 //! [`compliance`] (`karsinta check-engine`'s UCI report).
 
+pub mod bench_output;
 pub mod build;
 pub mod compliance;
 mod inprocess;

@@ -218,6 +218,7 @@ impl<'a> SidePreparer<'a> {
         let mut engine = side_engine(role, template);
         let bench_args = self.settings.bench_args.clone();
         let timeout = self.settings.bench_timeout;
+        let pattern = self.settings.bench_pattern.clone();
         let interrupt = self.interrupt;
         let bench_binary = |binary: &Path,
                             dir: Option<&Path>,
@@ -234,8 +235,16 @@ impl<'a> SidePreparer<'a> {
             ));
             let mut progress = |line: &str| log(&format!("{role}: bench | {line}"));
             Some(
-                build::run_bench_with(binary, &bench_args, dir, timeout, interrupt, &mut progress)
-                    .map_err(|e| e.to_string()),
+                build::run_bench_with(
+                    binary,
+                    &bench_args,
+                    dir,
+                    timeout,
+                    &pattern,
+                    interrupt,
+                    &mut progress,
+                )
+                .map_err(|e| e.to_string()),
             )
         };
         let prepared = match side {

@@ -175,8 +175,8 @@ pub struct GateReport {
 }
 
 /// Fills in the gate's defaults: the non-regression SPRT when the config
-/// has none.
-fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
+/// has none (a fleet gate-style test plays the same config).
+pub fn with_default_sprt(cfg: MatchConfig) -> Result<MatchConfig, ConfigError> {
     if cfg.sprt.is_some() {
         return Ok(cfg);
     }
