@@ -6,17 +6,19 @@
 //! `-games 2`, `-sprt` defaults to the normalized model, `-openings start=`
 //! counts from 1). A flag Karsinta cannot honour with the same meaning is
 //! refused with the reason, never reinterpreted; an unknown flag or key is
-//! refused with the nearest supported one. Flags that only shape fastchess's
-//! own output (`-ratinginterval`, `-log`, ...) are accepted and reported as
-//! ignored. Relies on [`crate::config`] for everything after translation.
+//! refused with the nearest supported one. `-output format=`,
+//! `-ratinginterval`, `-scoreinterval` and `-report penta=` print that
+//! tool's result lines (the config's `output:`); flags that only shape
+//! fastchess's logging (`-log`, `-autosaveinterval`, ...) are accepted and
+//! reported as ignored. Relies on [`crate::config`] for everything after translation.
 
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
 use crate::config::{
-    RawAdjudication, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind, RawOpenings, RawSprt,
-    RawTablebases, TournamentKind,
+    OutputFormat, RawAdjudication, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind,
+    RawOpenings, RawOutput, RawSprt, RawTablebases, TournamentKind,
 };
 use crate::formats::pgn_write::{Notation, PgnOptions};
 use crate::openings::{OpeningFormat, OpeningOrder};
@@ -167,26 +169,19 @@ const REFUSED: &[(&str, &str)] = &[
 /// Accepted flags that only shape the other tools' output or logging.
 const IGNORED: &[(&str, &str)] = &[
     (
-        "-ratinginterval",
-        "the progress line updates after every pair",
-    ),
-    (
-        "-scoreinterval",
-        "the progress line updates after every pair",
-    ),
-    (
         "-autosaveinterval",
         "every pair is saved to the ledger as it finishes",
     ),
-    ("-output", "Karsinta prints its own result block"),
-    ("-report", "Karsinta always reports pentanomial counts"),
     ("-resultformat", "Karsinta prints its own result block"),
     ("-log", "each engine's stderr is logged in the run folder"),
     ("-debug", "each engine's stderr is logged in the run folder"),
     ("-site", "the PGN Site tag is karsinta"),
     ("-wait", "games start as soon as a slot is free"),
     ("-use-affinity", "engines are not pinned to cores"),
-    ("-show-latency", "latency is not reported"),
+    (
+        "-show-latency",
+        "not logged; -pgnout latency=true writes each move's latency in the PGN",
+    ),
     ("-force-concurrency", "Karsinta does not cap -concurrency"),
     (
         "-recover",
@@ -234,7 +229,9 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
           nodes= seldepth= nps= hashfull= tbhits= pv= timeleft= latency= (=true|false)
   -epdout file=FILE append=true|false   (each game's final position)
   -tb DIR[:DIR...]   -tbpieces N   -tbignore50   -tbadjudicate BOTH|WIN_LOSS|DRAW
-  Accepted and ignored: -recover -ratinginterval -scoreinterval -autosaveinterval -output -report
+  -output format=fastchess|cutechess   -ratinginterval N   -scoreinterval N   -report penta=true|false
+          (that tool's result lines every N games and at the end; default: Karsinta's result block)
+  Accepted and ignored: -recover -autosaveinterval
   -resultformat -log -debug -site -wait -use-affinity -show-latency -force-concurrency -randomseed
 Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
 proto=inprocess runs the bundled engine in-process; its option.NAME are Hash, Threads and its parameters.
@@ -490,6 +487,17 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
         raw.adjudication = Some(g.adjudication);
     }
     raw.tablebases = tablebases(g.tablebases)?;
+    if let Some(o) = &raw.output {
+        if o.format.is_none_or(|f| f == OutputFormat::Karsinta)
+            && (o.rating_interval.is_some() || o.score_interval.is_some())
+        {
+            g.t.notes.push(
+                "-ratinginterval/-scoreinterval: Karsinta's result block is printed; \
+                 -output format=fastchess (or cutechess) prints that tool's lines at these intervals"
+                    .into(),
+            );
+        }
+    }
     if raw.name.is_none() {
         raw.name = Some(default_name(&raw.engines));
     }
@@ -545,6 +553,9 @@ impl Gathered {
                 self.raw.pgn = opts;
             }
             "-epdout" => self.raw.epd = Some(epdout_flag(g)?),
+            "-output" | "-report" | "-ratinginterval" | "-scoreinterval" => {
+                output_flag(g, self.raw.output.get_or_insert_with(RawOutput::default))?
+            }
             "-tb" | "-tbpieces" | "-tbignore50" | "-tbadjudicate" => {
                 tablebase_flag(g, &mut self.tablebases)?
             }
@@ -944,6 +955,34 @@ fn epdout_flag(g: &Group<'_>) -> Result<RawEpdOut, FlagError> {
         return Err(invalid(f, "needs file=FILE"));
     }
     Ok(out)
+}
+
+/// `-output format=fastchess|cutechess`, `-report penta=true|false`,
+/// `-ratinginterval N`, `-scoreinterval N` (0: only at the end) into `out`.
+fn output_flag(g: &Group<'_>, out: &mut RawOutput) -> Result<(), FlagError> {
+    let f = g.flag;
+    match f {
+        "-ratinginterval" => out.rating_interval = Some(g.number()?),
+        "-scoreinterval" => out.score_interval = Some(g.number()?),
+        "-output" => {
+            for (_, v) in g.pairs(&["format"])? {
+                out.format = Some(match v.as_str() {
+                    "fastchess" => OutputFormat::Fastchess,
+                    "cutechess" => OutputFormat::Cutechess,
+                    "karsinta" => OutputFormat::Karsinta,
+                    _ => return Err(invalid(f, format!("format={v}: fastchess or cutechess"))),
+                })
+            }
+        }
+        _ => {
+            for (k, v) in g.pairs(&["penta"])? {
+                // fastchess turns penta=true off by itself where there are
+                // no pairs; only `false` is a choice.
+                out.penta = (!parse_bool(f, &k, &v)?).then_some(false);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Keys of `-pgnout`.
@@ -1430,6 +1469,55 @@ mod tests {
         let t = tr(&format!("{base} -pgnout file=o.pgn min=true notation=uci")).unwrap();
         let o = t.config.pgn.unwrap();
         assert!(o.min && o.notation == Notation::Uci && !o.nodes);
+    }
+
+    /// fastchess's output flags: the config's `output:` section.
+    #[test]
+    fn output_flags() {
+        let base = "-engine cmd=/a -engine cmd=/b -each tc=1+0.01 -rounds 2";
+        let t = tr(&format!(
+            "{base} -output format=cutechess -ratinginterval 5 -scoreinterval 0 -report penta=false"
+        ))
+        .unwrap();
+        assert_eq!(
+            t.config.output,
+            Some(RawOutput {
+                format: Some(OutputFormat::Cutechess),
+                rating_interval: Some(5),
+                score_interval: Some(0),
+                penta: Some(false),
+            })
+        );
+        assert!(t.notes.is_empty(), "{:?}", t.notes);
+        let back: RawConfig = serde_yaml::from_str(&config_yaml(&t, "x")).unwrap();
+        assert_eq!(back, t.config);
+        // penta=true is fastchess's default, turned off where there are no pairs.
+        let t = tr(&format!(
+            "{base} -output format=fastchess -report penta=true"
+        ))
+        .unwrap();
+        assert_eq!(t.config.output.unwrap().penta, None);
+        // An interval alone keeps Karsinta's block, and says so.
+        let t = tr(&format!("{base} -ratinginterval 10")).unwrap();
+        assert!(t
+            .notes
+            .iter()
+            .any(|n| n.contains("-output format=fastchess")));
+        let e = tr(&format!("{base} -output format=xml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("-output: format=xml: fastchess or cutechess"),
+            "{e}"
+        );
+        let e = tr(&format!("{base} -report pnta=true"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("-report pnta: unknown key (nearest supported: penta)"),
+            "{e}"
+        );
+        assert_eq!(tr(base).unwrap().config.output, None);
     }
 
     #[test]

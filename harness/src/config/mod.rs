@@ -20,6 +20,7 @@ mod derive;
 pub mod engine;
 mod error;
 pub mod flags;
+mod output;
 mod resolve;
 mod schema;
 mod tablebases;
@@ -27,6 +28,7 @@ pub use tablebases::resolve_tablebases;
 
 pub use colours::ColourSchedule;
 pub use error::ConfigError;
+pub use output::{OutputFormat, OutputStyle, RawOutput};
 pub use resolve::{
     resolve_engine_description, resolve_engine_entry, EpdOut, MatchConfig, OpeningsConfig,
     Overrides, DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,

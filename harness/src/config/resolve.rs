@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use super::colours::{resolve_colours, ColourSchedule};
 use super::error::{invalid, ConfigError};
+use super::output::{resolve_output, OutputStyle};
 use super::schema::{RawConfig, RawEngine, RawKind, TournamentKind};
 use super::tablebases::resolve_tablebases;
 use crate::formats::pgn_write::{PgnOptions, UtcTime};
@@ -119,6 +120,8 @@ pub struct MatchConfig {
     pub pgn: PgnOptions,
     /// Where each game's final position is written (see [`RawConfig::epd`]).
     pub epd: Option<EpdOut>,
+    /// Whose result text the run prints (see [`RawConfig::output`]).
+    pub output: OutputStyle,
     /// The config with absolute paths, overrides, the chosen seed and every
     /// default filled in, so that a run can be repeated or resumed exactly
     /// ([`MatchConfig::resolved`]). Changed only through the methods of
@@ -329,6 +332,7 @@ impl MatchConfig {
             raw.pgn = None;
         }
         let epd = resolve_epd(&mut raw, path, &base)?;
+        let output = resolve_output(raw.output.as_mut(), colours.counting(), path)?;
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -344,6 +348,7 @@ impl MatchConfig {
             max_start_failures,
             pgn,
             epd,
+            output,
             resolved: raw,
         })
     }

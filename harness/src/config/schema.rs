@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use super::colours::RawColours;
+pub use super::output::RawOutput;
 use crate::formats::pgn_write::PgnOptions;
 use crate::openings::{OpeningFormat, OpeningOrder};
 use crate::play::game::{DrawAdjudication, ResignAdjudication};
@@ -80,6 +81,11 @@ pub struct RawConfig {
     /// `-epdout`); absent: nowhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epd: Option<RawEpdOut>,
+    /// Whose result text the run prints (fastchess's `-output format=`,
+    /// `-ratinginterval`, `-scoreinterval`, `-report penta=`); absent:
+    /// Karsinta's result block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<RawOutput>,
     /// Every other top-level block, kept as raw YAML for the command that
     /// owns it (`ab`'s `build:`, `tune spsa`'s `spsa:`, karsinta-dist's
     /// `dist:`, ...). The match schema names none of them: a loader is told
@@ -122,6 +128,7 @@ impl RawConfig {
         "max_start_failures",
         "pgn",
         "epd",
+        "output",
     ];
 
     /// The raw block `key` of another command.

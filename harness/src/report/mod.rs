@@ -5,6 +5,7 @@
 
 pub mod chart;
 pub mod html;
+pub mod result_lines;
 pub mod summary;
 
 pub use html::{render, write, write_page, ReportError, Run};

@@ -127,6 +127,10 @@ pub struct Summary {
     pub pairings: Vec<PairingSummary>,
     /// The combined rating list, one line per engine.
     pub ratings: Vec<Rating>,
+    /// Pairs of one win and one loss among `pentanomial`'s middle cell
+    /// (for fastchess's WL/DD ratio; not in `summary.json`).
+    #[serde(skip)]
+    pub win_loss_pairs: u64,
 }
 
 /// Ratings by Bradley-Terry maximum likelihood (minorisation-maximisation),
@@ -258,6 +262,7 @@ impl Summary {
             sprt: tally.sprt(status),
             pairings,
             ratings: ratings(&names, tally),
+            win_loss_pairs: first.win_loss_pairs,
         }
     }
 

@@ -103,6 +103,9 @@ pub struct PairingTally {
     pub penta: Pentanomial,
     /// Game wins, draws and losses of `first`.
     pub wdl: Trinomial,
+    /// Pairs of one win and one loss (counted with the drawn pairs in the
+    /// pentanomial's middle cell; fastchess's WL/DD ratio tells them apart).
+    pub win_loss_pairs: u64,
     /// How many of the pairing's games ended each way.
     pub terminations: BTreeMap<Termination, u64>,
 }
@@ -113,6 +116,9 @@ impl PairingTally {
         self.pairs += 1;
         if counting == Counting::Pentanomial {
             self.penta.add(e.first_points());
+            if e.games.iter().any(|g| g.half_points(e.first) == 2) && e.first_points() == 2 {
+                self.win_loss_pairs += 1;
+            }
         }
         for g in &e.games {
             match g.half_points(e.first) {
@@ -263,6 +269,7 @@ impl Tally {
                 t.pairs += pt.pairs;
                 t.penta.merge(&pt.penta);
                 t.wdl.merge(&pt.wdl);
+                t.win_loss_pairs += pt.win_loss_pairs;
             }
         }
         t

@@ -721,3 +721,181 @@ fn epdout_writes_final_positions() {
     assert!(err.contains("missing/dir/f.epd"), "{err}");
     assert!(!d.join("e/config.yaml").exists(), "{err}");
 }
+
+/// The in-process engine at node odds (decisive and drawn games alike),
+/// with an SPRT, in `extra`'s output format.
+fn odds_line(out: &str, extra: &str) -> Vec<String> {
+    format!(
+        "match -engine proto=inprocess name=strong nodes=300 -engine proto=inprocess name=weak \
+         nodes=120 -each tc=inf -rounds 8 -openings file=open.epd -srand 3 -resign movecount=3 \
+         score=400 -draw movenumber=20 movecount=4 score=10 -sprt elo0=0 elo1=10 {extra} \
+         --out {out} --quiet"
+    )
+    .split_whitespace()
+    .map(str::to_string)
+    .collect()
+}
+
+/// `key: value` pairs of one line (`Games: 16, Wins: 6, ...`).
+fn figure<'a>(line: &'a str, key: &str) -> &'a str {
+    let at = line
+        .find(&format!("{key}: "))
+        .unwrap_or_else(|| panic!("{key} in {line}"));
+    let rest = &line[at + key.len() + 2..];
+    rest.split([',', ' ', '(']).next().unwrap()
+}
+
+/// `-output format=fastchess`: the `Results of` block every
+/// `-ratinginterval` pairs and at the end, its counts, pentanomial and LLR
+/// those of summary.json, its Elo fastchess's (plain frequencies) within a
+/// fraction of an Elo of Karsinta's (regularised) estimate.
+#[test]
+fn fastchess_output_blocks_match_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    let out = run_line(
+        d,
+        &odds_line("f", "-output format=fastchess -ratinginterval 2"),
+    );
+    let s = summary_json(&d.join("f"));
+    let blocks: Vec<&str> = out
+        .split("--------------------------------------------------\n")
+        .filter(|b| b.starts_with("Results of"))
+        .collect();
+    // Four interim blocks (every 2 of 8 pairs) and the final one.
+    assert_eq!(blocks.len(), 5, "{out}");
+    for (i, b) in blocks.iter().enumerate() {
+        let games: u64 = figure(b, "Games").parse().unwrap();
+        assert_eq!(games, 4 * (i as u64 + 1).min(4), "{b}");
+    }
+    let last = blocks[4];
+    let lines: Vec<&str> = last.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Results of strong vs weak (300 nodes - 120 nodes, NULL, NULL, open.epd):"
+    );
+    assert!(
+        lines[1].starts_with("Elo: ") && lines[1].contains(", nElo: "),
+        "{last}"
+    );
+    assert!(
+        lines[2].starts_with("LOS: ") && lines[2].contains("PairsRatio: "),
+        "{last}"
+    );
+    for (key, json) in [
+        ("Games", "games"),
+        ("Wins", "wins"),
+        ("Losses", "losses"),
+        ("Draws", "draws"),
+    ] {
+        assert_eq!(figure(lines[3], key), s[json].to_string(), "{key}: {last}");
+    }
+    let penta: Vec<u64> = serde_json::from_value(s["pentanomial"].clone()).unwrap();
+    let cells = format!(
+        "Ptnml(0-2): [{}, {}, {}, {}, {}], WL/DD Ratio: ",
+        penta[0], penta[1], penta[2], penta[3], penta[4]
+    );
+    assert!(lines[4].starts_with(&cells), "{last}");
+    let llr = s["sprt"]["llr"].as_f64().unwrap();
+    assert!(
+        lines[5].starts_with(&format!("LLR: {llr:.2} ("))
+            && lines[5].ends_with(" (-2.94, 2.94) [0.00, 10.00]"),
+        "{last}"
+    );
+    let elo: f64 = figure(lines[1], "Elo").parse().unwrap();
+    let want = s["estimate"]["elo"].as_f64().unwrap();
+    assert!((elo - want).abs() < 0.5, "{elo} vs {want}");
+    let points: f64 = s["wins"].as_f64().unwrap() + 0.5 * s["draws"].as_f64().unwrap();
+    assert!(lines[3].ends_with(&format!(
+        "Points: {points:.1} ({:.2} %)",
+        points / 16.0 * 100.0
+    )));
+    assert!(
+        out.ends_with("--------------------------------------------------\nTournament finished\n")
+    );
+    // Karsinta's own block went to stderr; the default keeps it on stdout.
+    let plain = run_line(d, &odds_line("k", "-ratinginterval 2"));
+    assert!(plain.starts_with("Match | strong-vs-weak"), "{plain}");
+    assert!(!plain.contains("Results of"));
+}
+
+/// `-output format=cutechess`: a `Score of` line per game with the running
+/// W - L - D, the `Elo difference` and SPRT lines every `-ratinginterval`
+/// games; `-report penta=false` in fastchess's format drops the
+/// pentanomial figures and counts the interval in games.
+#[test]
+fn cutechess_output_and_report_penta() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    let out = run_line(
+        d,
+        &odds_line(
+            "c",
+            "-output format=cutechess -ratinginterval 4 -scoreinterval 1",
+        ),
+    );
+    let s = summary_json(&d.join("c"));
+    let scores: Vec<&str> = out.lines().filter(|l| l.starts_with("Score of ")).collect();
+    // One per game, and the final one again at the end.
+    assert_eq!(scores.len(), 17, "{out}");
+    for (i, l) in scores[..16].iter().enumerate() {
+        let counts = l.strip_prefix("Score of strong vs weak: ").unwrap();
+        let nums: Vec<f64> = counts
+            .split([' ', '-', '[', ']'])
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // W L D score games
+        assert_eq!(nums.len(), 5, "{l}");
+        assert_eq!(nums[0] + nums[1] + nums[2], i as f64 + 1.0, "{l}");
+        assert_eq!(nums[4], i as f64 + 1.0, "{l}");
+        let score = (nums[0] + nums[2] / 2.0) / nums[4];
+        assert!((score - nums[3]).abs() <= 0.0005 + 1e-9, "{l}");
+    }
+    let last = scores[16];
+    assert_eq!(
+        last,
+        format!(
+            "Score of strong vs weak: {} - {} - {}  [{:.3}] 16",
+            s["wins"],
+            s["losses"],
+            s["draws"],
+            (s["wins"].as_f64().unwrap() + s["draws"].as_f64().unwrap() / 2.0) / 16.0
+        )
+    );
+    let elo_lines = out
+        .lines()
+        .filter(|l| l.starts_with("Elo difference: "))
+        .count();
+    let sprt_lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("SPRT: llr "))
+        .collect();
+    assert_eq!((elo_lines, sprt_lines.len()), (5, 5), "{out}");
+    assert!(
+        sprt_lines[4].contains(", lbound -2.94, ubound 2.94"),
+        "{out}"
+    );
+    assert!(out.ends_with("Tournament finished\n"));
+
+    let out = run_line(
+        d,
+        &odds_line(
+            "p",
+            "-output format=fastchess -report penta=false -ratinginterval 4",
+        ),
+    );
+    let blocks: Vec<&str> = out.lines().filter(|l| l.starts_with("Games: ")).collect();
+    // Every 4 games of 16, and the final block.
+    assert_eq!(blocks.len(), 5, "{out}");
+    assert!(
+        !out.contains("Ptnml") && !out.contains("PairsRatio"),
+        "{out}"
+    );
+    assert!(std::fs::read_to_string(d.join("p/config.yaml"))
+        .unwrap()
+        .contains(
+        "output:\n  format: fastchess\n  rating_interval: 4\n  score_interval: 1\n  penta: false\n"
+    ));
+}

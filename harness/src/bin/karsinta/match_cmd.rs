@@ -14,12 +14,13 @@
 //! after its summary is written.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use karsinta_harness::config::flags;
-use karsinta_harness::config::{MatchConfig, Overrides};
+use karsinta_harness::config::{MatchConfig, OutputFormat, Overrides};
 use karsinta_harness::players::PlayerKind;
+use karsinta_harness::report::result_lines::ResultLines;
 use karsinta_harness::run::{
     claim_new_run_dir, remove_if_empty, run_match, PairObserver, RunOptions,
 };
@@ -105,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     check_engines(&cfg)?;
     let (summary, out_dir) = play_match(&cfg, out_dir, resume, output)?;
-    finish(&summary, &out_dir, output)
+    finish(&cfg, &summary, &out_dir, output)
 }
 
 fn check_engines(cfg: &MatchConfig) -> anyhow::Result<()> {
@@ -144,7 +145,10 @@ fn play_match(
     if !quiet {
         eprintln!("karsinta match: {} -> {}", cfg.name, out_dir.display());
     }
-    let observer = output.json_lines.then(|| json_lines(cfg));
+    let observer = match (output.json_lines, tool_lines(cfg, output)) {
+        (true, _) => Some(json_lines(cfg)),
+        (false, lines) => lines,
+    };
     let opts = RunOptions {
         out_dir: out_dir.clone(),
         resume,
@@ -169,6 +173,31 @@ fn play_match(
     Ok((summary, out_dir))
 }
 
+/// `output.format: fastchess|cutechess`: that tool's interim lines on
+/// stdout as pairs are counted (not with `--json` or `--json-lines`, whose
+/// stdout is JSON).
+fn tool_lines(cfg: &MatchConfig, output: Output) -> Option<PairObserver> {
+    if cfg.output.format == OutputFormat::Karsinta || output.json {
+        return None;
+    }
+    let lines = Mutex::new(ResultLines::new(cfg));
+    Some(Arc::new(move |entry, summary| {
+        use std::io::Write as _;
+        let halves: Vec<u32> = entry
+            .games
+            .iter()
+            .map(|g| g.half_points(entry.first))
+            .collect();
+        let Ok(mut l) = lines.lock() else {
+            return;
+        };
+        let text = l.after_pair(entry.pairing, &halves, summary);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }))
+}
+
 /// `--json-lines`: each counted pair's ledger line with the engines' names,
 /// on stdout as it is counted.
 fn json_lines(cfg: &MatchConfig) -> PairObserver {
@@ -186,8 +215,10 @@ fn json_lines(cfg: &MatchConfig) -> PairObserver {
     })
 }
 
-/// Print the result; an interrupted run exits with status 130.
+/// Print the result (with `output.format` that tool's final block on
+/// stdout, Karsinta's on stderr); an interrupted run exits with status 130.
 fn finish(
+    cfg: &MatchConfig,
     summary: &karsinta_harness::report::summary::Summary,
     out_dir: &Path,
     output: Output,
@@ -201,6 +232,9 @@ fn finish(
     );
     if output.json {
         println!("{}", serde_json::to_string_pretty(summary)?);
+    } else if cfg.output.format != OutputFormat::Karsinta && !output.json_lines {
+        print!("{}", ResultLines::new(cfg).final_block(summary));
+        eprint!("{block}");
     } else if output.json_lines {
         eprint!("{block}");
     } else {
@@ -262,7 +296,7 @@ pub fn run_fastchess(argv: &[String]) -> anyhow::Result<()> {
     if let Some(p) = &t.pgnout {
         copy_pgn(&out_dir.join("games.pgn"), p)?;
     }
-    finish(&summary, &out_dir, output)
+    finish(&cfg, &summary, &out_dir, output)
 }
 
 /// `-pgnout`: the run's games, appended (or written) to the user's file.
