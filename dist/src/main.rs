@@ -227,6 +227,12 @@ struct QueueArgs {
     /// (default: this machine's, measured; fixed-node tests keep none).
     #[arg(long)]
     reference_nps: Option<u64>,
+    /// `auto`: when the test ends (its last batch joins the completed
+    /// prefix, or the SPRT decides) it purges the workers fishtest's rule
+    /// picks, as `purge --auto` would, and runs again if any was purged;
+    /// `manual` (default): only `karsinta-dist purge` purges.
+    #[arg(long, value_name = "WHEN", value_parser = ["manual", "auto"], default_value = "manual")]
+    purge: String,
 }
 
 /// `8G`, `512M`, `2048` (MiB).
@@ -352,6 +358,13 @@ fn create(
         let mut log = |line: &str| eprintln!("{line}");
         kind = kind.with_revisions(req, None, &mut log).map_err(setup)?;
     }
+    let auto_purge = q.purge == "auto";
+    if auto_purge && matches!(kind, TestKind::Spsa(_)) {
+        return Err(setup(
+            "--purge auto: an SPSA test applies each batch as an iteration; only match tests \
+             can be purged",
+        ));
+    }
     let name = name.map_or_else(|| kind.config().name.clone(), str::to_string);
     let share = queue::Share {
         priority: q.priority,
@@ -375,6 +388,7 @@ fn create(
     let queueing = queue::Queueing {
         share,
         reference_nps,
+        auto_purge,
     };
     let mut db = conn.open()?;
     let t = kind

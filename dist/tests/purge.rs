@@ -58,6 +58,11 @@ struct Fixture {
 
 impl Fixture {
     fn new(pg: &TempPg, pairs: u64, sprt: bool) -> Fixture {
+        Fixture::with_purge(pg, pairs, sprt, false)
+    }
+
+    /// `auto_purge`: created with `--purge auto`.
+    fn with_purge(pg: &TempPg, pairs: u64, sprt: bool, auto_purge: bool) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let path = write_config(dir.path(), "p", 2 * pairs, sprt, 3, 600);
         let text = std::fs::read_to_string(&path).unwrap() + "  window_batches: 100000\n";
@@ -67,7 +72,14 @@ impl Fixture {
         let mut db = Db::open(&pg.url(), Duration::from_secs(10)).unwrap();
         let row = MatchTest::new(&cfg)
             .unwrap()
-            .create_queued(&mut db, "p", &queue::Queueing::default())
+            .create_queued(
+                &mut db,
+                "p",
+                &queue::Queueing {
+                    auto_purge,
+                    ..queue::Queueing::default()
+                },
+            )
             .unwrap();
         let kind = TestKind::of(&row, None).unwrap();
         Fixture {
@@ -315,4 +327,87 @@ fn an_spsa_test_is_not_purged() {
         "{err}"
     );
     assert_eq!(count(&mut c, "SELECT count(*) FROM dist_purges"), 0);
+}
+
+#[test]
+fn a_test_created_with_purge_auto_purges_its_outlier_when_it_ends_and_plays_on() {
+    let Some(pg) = TempPg::start(10) else {
+        return;
+    };
+    // As above, but the test purges itself: the completion that brings
+    // the last batch into the prefix purges the cheat in its transaction,
+    // its batches go back in the queue, the honest workers replay them in
+    // the same drain, and the test's second end purges no one.
+    let mut f = Fixture::with_purge(&pg, 180, false, true);
+    let (a, b) = (f.sim("a", honest), f.sim("b", honest));
+    let cheat = f.sim("cheat", |_| 4);
+    f.drain(&[&a, &b, &cheat]);
+
+    let mut c = pg.client();
+    let rows = c
+        .query("SELECT worker_id, reason, batches FROM dist_purges", &[])
+        .unwrap();
+    assert_eq!(rows.len(), 1, "one purge, at the first end");
+    assert_eq!(rows[0].get::<_, i64>(0), cheat.worker);
+    let reason: String = rows[0].get(1);
+    assert!(
+        reason.starts_with(&format!("{}: residual", queue::purge::AUTO_REASON)),
+        "{reason}"
+    );
+    assert_eq!(rows[0].get::<_, i32>(2), 20);
+    assert_eq!(count(&mut c, "SELECT count(*) FROM dist_purged_pairs"), 60);
+
+    let st = f.status();
+    let mut want = Pentanomial::default();
+    for n in 0..180 {
+        want.add(honest(n));
+    }
+    assert_eq!(st.tally.pairs, 180);
+    assert_eq!(
+        st.tally.per_pairing[0].penta, want,
+        "an honest fleet's counts"
+    );
+    assert!(fig_purged(&st, cheat.worker));
+    assert_eq!(st.test.prefix_batches, st.test.batches);
+    assert!(
+        st.text()
+            .contains(&format!("purged: worker {}", cheat.worker)),
+        "{}",
+        st.text()
+    );
+    assert_eq!(f.step(&cheat), Claim::Stopped);
+}
+
+#[test]
+fn purge_auto_is_refused_for_an_spsa_test() {
+    let Some(pg) = TempPg::start(10) else {
+        return;
+    };
+    let spsa = karsinta_test_support::workspace().join("configs/spsa.yaml");
+    let o = cli(
+        &pg,
+        &[
+            "create",
+            spsa.to_str().unwrap(),
+            "--name",
+            "s",
+            "--purge",
+            "auto",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("--purge auto") && said.contains("only match tests"),
+        "{said}"
+    );
+    let o = cli(
+        &pg,
+        &["create", spsa.to_str().unwrap(), "--purge", "sometimes"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -51,6 +51,7 @@ impl Fleet {
         let q = queue::Queueing {
             share,
             reference_nps: None,
+            auto_purge: false,
         };
         let t = MatchTest::new(&cfg)
             .unwrap()

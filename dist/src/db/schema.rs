@@ -136,6 +136,9 @@ const SCHEMA: &[&str] = &[
         pgn       text NOT NULL,
         PRIMARY KEY (purge_id, pair)
     );",
+    // 5: tests that purge their outliers themselves when they end
+    // (`create --purge auto`).
+    "ALTER TABLE dist_tests ADD COLUMN auto_purge boolean NOT NULL DEFAULT false;",
 ];
 
 /// The schema version this build writes.

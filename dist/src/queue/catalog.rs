@@ -92,6 +92,9 @@ pub struct TestRow {
     /// A test of two git revisions built on the workers: the record of
     /// [`crate::revisions::Revisions`] as JSON (`None`: engines as given).
     pub revisions: Option<String>,
+    /// Purge its outliers by fishtest's rule when it ends
+    /// ([`crate::queue::purge::purge_at_end`]).
+    pub auto_purge: bool,
 }
 
 /// How a test shares the fleet with the other open tests, and the
@@ -142,7 +145,7 @@ impl Share {
 pub(crate) const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
     window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
     sprt_pairs, decision, kind, priority, throughput, min_cores, min_memory_mb, require_syzygy, \
-    fixed_limit, reference_nps, revisions";
+    fixed_limit, reference_nps, revisions, auto_purge";
 
 pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
     Ok(TestRow {
@@ -174,6 +177,7 @@ pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
         fixed_limit: r.get(20),
         reference_nps: r.get(21),
         revisions: r.get(22),
+        auto_purge: r.get(23),
     })
 }
 
@@ -232,14 +236,17 @@ pub struct NewTest<'a> {
     pub revisions: Option<&'a str>,
 }
 
-/// What `create` adds to a test's config: its share of the fleet and the
-/// speed its clock is meant for.
+/// What `create` adds to a test's config: its share of the fleet, the
+/// speed its clock is meant for, and whether it purges itself at its end.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Queueing {
     /// Priority, throughput weight, the machine it needs.
     pub share: Share,
     /// The clock's reference speed (`None`: played at the nominal clock).
     pub reference_nps: Option<u64>,
+    /// `create --purge auto`: purge by fishtest's rule when the test ends
+    /// (match tests only).
+    pub auto_purge: bool,
 }
 
 /// Insert a test with all its batches pending (inside the caller's
@@ -260,8 +267,8 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
         &format!(
             "INSERT INTO dist_tests (name, config_yaml, kind, batch_pairs, total_pairs, batches, \
              window_batches, lease_seconds, signatures, priority, throughput, min_cores, \
-             min_memory_mb, require_syzygy, fixed_limit, reference_nps, revisions) \
-             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) \
+             min_memory_mb, require_syzygy, fixed_limit, reference_nps, revisions, auto_purge) \
+             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) \
              RETURNING {TEST_COLUMNS}"
         ),
         &[
@@ -282,6 +289,7 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
             &t.fixed_limit,
             &t.queue.reference_nps.map(|n| n.min(i64::MAX as u64) as i64),
             &t.revisions,
+            &t.queue.auto_purge,
         ],
     )?;
     let row = test_row(&row)?;

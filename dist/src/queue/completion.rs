@@ -2,8 +2,9 @@
 //! batch is recorded once under its lease (`record_batch`), the test's
 //! row is locked, the contiguous prefix of done batches is extended, the
 //! kind counts the batches that joined it (`TestKind::advance`: the
-//! match's SPRT, SPSA's updates in k order), and a kind's decision stops
-//! the test. Either all of it counts or none.
+//! match's SPRT, SPSA's updates in k order), a kind's decision stops
+//! the test, and a test created with `--purge auto` that this completion
+//! ended purges its outliers. Either all of it counts or none.
 
 use karsinta_harness::stats::SprtDecision;
 use postgres::{Client, Transaction};
@@ -11,6 +12,7 @@ use postgres::{Client, Transaction};
 use crate::db::DbError;
 use crate::kinds::TestKind;
 use crate::queue::catalog::TestRow;
+use crate::queue::purge::purge_at_end;
 use crate::queue::results::{contiguous, record_batch, FinishedBatch};
 
 /// What a completion did.
@@ -38,6 +40,13 @@ pub fn complete(
     }
     let prefix = lock_test(&mut tx, test.id)?;
     let end = contiguous(&mut tx, test.id, prefix)?;
+    // Read only for a test that purges itself at its end: whether this
+    // completion is the one that ends it.
+    let decided_before = test.auto_purge
+        && tx
+            .query_one("SELECT decision FROM dist_tests WHERE id = $1", &[&test.id])?
+            .get::<_, Option<&str>>(0)
+            .is_some();
     let decision = kind.advance(&mut tx, test, prefix..end)?;
     if end > prefix || decision.is_some() {
         let reason = decision.map(|d| format!("SPRT {}", d.as_str()));
@@ -48,6 +57,13 @@ pub fn complete(
             &[&test.id, &end, &reason],
         )?;
     }
+    let ended_now = (decision.is_some() && !decided_before)
+        || (decision.is_none() && end > prefix && end == test.batches);
+    let decision = if test.auto_purge && ended_now {
+        purge_at_end(&mut tx, test, kind, decision)?
+    } else {
+        decision
+    };
     tx.commit()?;
     Ok(Completed::Counted { decision })
 }

@@ -64,7 +64,26 @@ pub fn purge_worker(
         )));
     }
     let mut tx = c.transaction()?;
-    let prefix = lock_test(&mut tx, test.id)?;
+    lock_test(&mut tx, test.id)?;
+    let done = purge_locked(&mut tx, test, kind, worker, reason)?;
+    tx.commit()?;
+    Ok(done)
+}
+
+/// [`purge_worker`]'s work inside `tx`, which holds the test's lock.
+fn purge_locked(
+    tx: &mut Transaction<'_>,
+    test: &TestRow,
+    kind: &TestKind,
+    worker: i64,
+    reason: &str,
+) -> Result<Purged, DbError> {
+    let prefix: i32 = tx
+        .query_one(
+            "SELECT prefix_batches FROM dist_tests WHERE id = $1",
+            &[&test.id],
+        )?
+        .get(0);
     let owner: Option<i64> = tx
         .query_opt("SELECT test_id FROM dist_workers WHERE id = $1", &[&worker])?
         .map(|r| r.get(0));
@@ -90,7 +109,7 @@ pub fn purge_worker(
             &[&test.id, &worker, &reason, &(batches.len() as i32)],
         )?
         .get(0);
-    let pairs = move_pairs(&mut tx, test.id, id, &batches)?;
+    let pairs = move_pairs(tx, test.id, id, &batches)?;
     tx.execute(
         "UPDATE dist_purges SET pairs = $2 WHERE id = $1",
         &[&id, &(pairs as i64)],
@@ -108,14 +127,39 @@ pub fn purge_worker(
         &[&worker],
     )?;
     let end = batches.first().map_or(prefix, |&b| b.min(prefix));
-    let decision = recount(&mut tx, test, kind, end)?;
-    tx.commit()?;
+    let decision = recount(tx, test, kind, end)?;
     Ok(Purged {
         id,
         batches,
         pairs,
         decision,
     })
+}
+
+/// What [`purge_at_end`] records as the reason: fishtest's, marked as
+/// the test's own purge.
+pub const AUTO_REASON: &str = "automatic purge at the test's end";
+
+/// `create --purge auto`: the purge by fishtest's rule
+/// ([`crate::status::bad_workers`]) that a test whose completion just
+/// ended it (the prefix reached its last batch, or the SPRT decided) runs
+/// on itself, inside that completion's transaction (holding the test's
+/// lock), so that a test ends once with its outliers purged or not at all.
+/// Each purge is recorded as a manual one is, its reason starting with
+/// [`AUTO_REASON`]; the SPRT's decision after it (`None`: the test runs
+/// again, its purged batches back in the queue).
+pub fn purge_at_end(
+    tx: &mut Transaction<'_>,
+    test: &TestRow,
+    kind: &TestKind,
+    decision: Option<SprtDecision>,
+) -> Result<Option<SprtDecision>, DbError> {
+    let (figures, chi2) = crate::status::worker_figures(tx, test)?;
+    let mut decision = decision;
+    for (w, why) in crate::status::bad_workers(&figures, chi2.as_ref()) {
+        decision = purge_locked(tx, test, kind, w, &format!("{AUTO_REASON}: {why}"))?.decision;
+    }
+    Ok(decision)
 }
 
 /// Move the pairs of `batches` to the purge's keeping.

@@ -142,7 +142,10 @@ pub fn stored_pairs(
 }
 
 /// Every stored pair of a test (any order) with the worker that played it.
-pub fn pairs_by_worker(c: &mut Client, test: i64) -> Result<Vec<(PairEntry, i64)>, DbError> {
+pub fn pairs_by_worker(
+    c: &mut impl postgres::GenericClient,
+    test: i64,
+) -> Result<Vec<(PairEntry, i64)>, DbError> {
     c.query(
         "SELECT entry, worker_id FROM dist_pairs WHERE test_id = $1",
         &[&test],

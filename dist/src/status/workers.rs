@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use karsinta_harness::play::game::Termination;
 use karsinta_harness::run::ledger::PairEntry;
 use karsinta_harness::stats::{crash_or_time, worker_chi2, Pentanomial, WorkerChi2};
-use postgres::Client;
 
 use crate::db::DbError;
 use crate::queue::catalog::TestRow;
@@ -74,9 +73,10 @@ impl Played {
 }
 
 /// Per-worker figures over every stored pair of `test` (purged pairs are
-/// no longer stored), with the chi-squared test they come from.
+/// no longer stored), with the chi-squared test they come from; in a
+/// transaction too (the purge at a test's end reads them in its own).
 pub fn worker_figures(
-    c: &mut Client,
+    c: &mut impl postgres::GenericClient,
     test: &TestRow,
 ) -> Result<(Vec<WorkerFigures>, Option<WorkerChi2<i64>>), DbError> {
     let mut per: BTreeMap<i64, Played> = BTreeMap::new();
