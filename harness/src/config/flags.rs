@@ -81,6 +81,10 @@ pub struct Translation {
     pub print_config: bool,
     /// `-help`: print [`HELP`] and stop.
     pub help: bool,
+    /// `-force-concurrency`: play a `-concurrency` above the machine's
+    /// CPUs, which fastchess (and so `karsinta match` with its flags)
+    /// otherwise refuses.
+    pub force_concurrency: bool,
     /// Accepted flags that change nothing here, with why (for stderr).
     pub notes: Vec<String>,
 }
@@ -176,13 +180,11 @@ const IGNORED: &[(&str, &str)] = &[
     ("-log", "each engine's stderr is logged in the run folder"),
     ("-debug", "each engine's stderr is logged in the run folder"),
     ("-site", "the PGN Site tag is karsinta"),
-    ("-wait", "games start as soon as a slot is free"),
     ("-use-affinity", "engines are not pinned to cores"),
     (
         "-show-latency",
         "not logged; -pgnout latency=true writes each move's latency in the PGN",
     ),
-    ("-force-concurrency", "Karsinta does not cap -concurrency"),
     (
         "-recover",
         "Karsinta always restarts a failed engine and goes on",
@@ -222,6 +224,7 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
           restart=on|off (a fresh process for every game)
   -openings file=FILE format=epd|pgn order=sequential|random plies=N start=N (from 1)
   -rounds N   -games 1|2   -repeat [N]   -noswap   -reverse   -concurrency N   -srand SEED   -event NAME
+  -force-concurrency (a -concurrency above the CPUs)   -wait MS (a pause before each game)
   -sprt elo0=E0 elo1=E1 alpha=A beta=B model=normalized|logistic|bayesian
   -draw movenumber=N movecount=N score=CP   -resign movecount=N score=CP twosided=true|false
   -maxmoves N   -tournament roundrobin|gauntlet   -startup-ms MS
@@ -232,7 +235,7 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   -output format=fastchess|cutechess   -ratinginterval N   -scoreinterval N   -report penta=true|false
           (that tool's result lines every N games and at the end; default: Karsinta's result block)
   Accepted and ignored: -recover -autosaveinterval
-  -resultformat -log -debug -site -wait -use-affinity -show-latency -force-concurrency -randomseed
+  -resultformat -log -debug -site -use-affinity -show-latency -randomseed
 Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
 proto=inprocess runs the bundled engine in-process; its option.NAME are Hash, Threads and its parameters.
 ";
@@ -570,6 +573,7 @@ impl Gathered {
         let f = g.flag;
         match f {
             "-concurrency" => self.raw.concurrency = Some(g.number()?),
+            "-wait" => self.raw.game_wait_ms = Some(g.number()?),
             "-srand" | "-seed" => self.raw.seed = Some(g.number()?),
             "-event" => self.raw.name = Some(g.values.join(" ")),
             "-startup-ms" => self.init_timeout_ms = Some(g.number()?),
@@ -663,6 +667,10 @@ fn own_flag(t: &mut Translation, g: &Group<'_>) -> Result<bool, FlagError> {
             t.print_config = true
         }
         "-help" | "--help" | "-h" => t.help = true,
+        "-force-concurrency" => {
+            g.none()?;
+            t.force_concurrency = true
+        }
         f if f.starts_with("--") => {
             return Err(invalid(
                 f,

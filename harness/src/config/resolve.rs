@@ -911,6 +911,7 @@ fn resolve_game_settings(
         watchdog: Duration::from_millis(watchdog_ms),
         adjudication,
         variant: Variant::Standard,
+        wait: Duration::from_millis(raw.game_wait_ms.unwrap_or(0)),
     })
 }
 

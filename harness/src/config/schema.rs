@@ -53,6 +53,11 @@ pub struct RawConfig {
     /// (default 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_ms: Option<u64>,
+    /// Pause before each game of a game slot, in milliseconds (fastchess's
+    /// `-wait`; default 0): time for slow engines to release memory or
+    /// tablebase handles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_wait_ms: Option<u64>,
     /// `standard` (default) or `chess960` (Fischer random and double
     /// Fischer random: X-FEN or Shredder-FEN books, `UCI_Chess960`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,6 +126,7 @@ impl RawConfig {
         "time_control",
         "time_margin_ms",
         "watchdog_ms",
+        "game_wait_ms",
         "variant",
         "openings",
         "adjudication",

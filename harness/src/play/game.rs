@@ -311,6 +311,8 @@ pub struct GameSettings {
     pub adjudication: Adjudication,
     /// Standard chess or Chess960: how castling is read and written.
     pub variant: Variant,
+    /// The pause before each game (`game_wait_ms`, fastchess's `-wait`).
+    pub wait: Duration,
 }
 
 impl GameSettings {
@@ -923,6 +925,7 @@ pub(crate) mod tests {
             watchdog: Duration::from_secs(1),
             adjudication: Adjudication::default(),
             variant: Variant::Standard,
+            wait: Duration::ZERO,
         }
     }
 

@@ -486,6 +486,9 @@ impl GameSlot<'_> {
             else {
                 unreachable!("both started above")
             };
+            if !self.settings.wait.is_zero() {
+                std::thread::sleep(self.settings.wait);
+            }
             let fen = job.opening.fen.as_deref();
             let r = game::play_game(
                 &mut *w,

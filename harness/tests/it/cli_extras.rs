@@ -899,3 +899,33 @@ fn cutechess_output_and_report_penta() {
         "output:\n  format: fastchess\n  rating_interval: 4\n  score_interval: 1\n  penta: false\n"
     ));
 }
+
+/// `-concurrency` above the machine's CPUs is refused, as fastchess
+/// refuses it, unless `-force-concurrency`; `-wait MS` is the config's
+/// `game_wait_ms`. Neither changes the games.
+#[test]
+fn force_concurrency_and_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("open.epd"), EPD).unwrap();
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let over = format!("-concurrency {}", cpus + 1);
+    let line = short_line("over", &over);
+    let args: Vec<&str> = line.iter().map(String::as_str).collect();
+    let out = karsinta(d, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("add -force-concurrency"), "{err}");
+    assert!(
+        !d.join("over").exists(),
+        "nothing written before the refusal"
+    );
+    run_line(d, &short_line("plain", ""));
+    run_line(
+        d,
+        &short_line("forced", &format!("{over} -force-concurrency -wait 20")),
+    );
+    let config = std::fs::read_to_string(d.join("forced/config.yaml")).unwrap();
+    assert!(config.contains("game_wait_ms: 20"), "{config}");
+    assert_eq!(games(&d.join("forced")), games(&d.join("plain")));
+}

@@ -286,6 +286,15 @@ pub fn run_fastchess(argv: &[String]) -> anyhow::Result<()> {
     for note in &t.notes {
         eprintln!("note: {note}");
     }
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    if cfg.concurrency > cpus && !t.force_concurrency {
+        return Err(crate::common::UsageError(format!(
+            "-concurrency {}: more than this machine's {cpus} CPUs; add -force-concurrency \
+             to play it anyway (fastchess refuses it too)",
+            cfg.concurrency
+        ))
+        .into());
+    }
     check_engines(&cfg)?;
     let output = Output {
         quiet: t.quiet,
