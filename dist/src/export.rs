@@ -2,10 +2,13 @@
 //! which every harness tool reads (`karsinta report`, `karsinta tune spsa
 //! --resume`). A match writes config.yaml, fingerprint.json, games.pgn,
 //! ledger.jsonl and summary.json over the pairs `status` counts; an SPSA
-//! test writes the `tune spsa` files over the applied updates.
+//! test writes the `tune spsa` files over the applied updates; a datagen
+//! test writes the `karsinta datagen` run folder over the completed prefix,
+//! its stored games replayed in order through the harness's writer.
 
 use std::path::Path;
 
+use karsinta_harness::datagen::{self, DatagenReport, RunWriter};
 use karsinta_harness::report::summary::Summary;
 use karsinta_harness::run::config_fingerprint;
 use karsinta_harness::run::ledger::Ledger;
@@ -15,6 +18,7 @@ use karsinta_harness::tune::spsa::session::{self, Session};
 use postgres::Client;
 
 use crate::db::DbError;
+use crate::kinds::datagen::{games_in, prefix_counts, DatagenTest};
 use crate::kinds::spsa::{self, SpsaTest};
 use crate::queue::catalog::{test_by_name, Kind, TestRow};
 use crate::queue::results::stored_pairs;
@@ -26,6 +30,8 @@ pub enum Exported {
     Match(Box<Summary>),
     /// An SPSA run's state (as its state.json).
     Spsa(Box<SpsaState>),
+    /// A datagen run's report (as its report.json).
+    Datagen(Box<DatagenReport>),
 }
 
 impl Exported {
@@ -36,7 +42,16 @@ impl Exported {
             Exported::Spsa(s) => {
                 format!("SPSA, {} of {} iterations applied", s.applied, s.iterations)
             }
+            Exported::Datagen(r) => format!(
+                "datagen, {} games, {} positions written ({} format, {} bytes)",
+                r.counts.games, r.counts.written, r.format, r.data_bytes
+            ),
         }
+    }
+
+    /// Whether this is a datagen run folder (it has report.txt, not a page).
+    pub fn is_datagen(&self) -> bool {
+        matches!(self, Exported::Datagen(_))
     }
 }
 
@@ -47,6 +62,7 @@ pub fn export(c: &mut Client, name: &str, out: &Path) -> Result<Exported, DbErro
     Ok(match test.kind {
         Kind::Match => Exported::Match(Box::new(export_match(c, name, out)?)),
         Kind::Spsa => Exported::Spsa(Box::new(export_spsa(c, &test, out)?)),
+        Kind::Datagen => Exported::Datagen(Box::new(export_datagen(c, &test, out)?)),
     })
 }
 
@@ -126,4 +142,47 @@ fn export_spsa(c: &mut Client, test: &TestRow, out: &Path) -> Result<SpsaState, 
     };
     session.write_outputs().map_err(io)?;
     Ok(session.state)
+}
+
+/// Games read from the database at a time while exporting.
+const EXPORT_CHUNK_GAMES: u64 = 4096;
+
+/// The `karsinta datagen` run folder over the completed prefix: the
+/// stored games in order through the harness's [`RunWriter`] (the one
+/// duplicate filter and file layout), then its report, timed by the
+/// batches' seconds summed over workers.
+fn export_datagen(c: &mut Client, test: &TestRow, out: &Path) -> Result<DatagenReport, DbError> {
+    let run = DatagenTest::of(test)?;
+    let cfg = &run.cfg;
+    let err = |e: datagen::DatagenError| DbError::Invalid(e.to_string());
+    datagen::create_run(cfg, out).map_err(err)?;
+    let mut writer = RunWriter::open(out, cfg.format).map_err(err)?;
+    let end = match test.prefix_batches {
+        0 => 0,
+        p => test.pairs_of(p - 1).end,
+    };
+    let mut from = 0;
+    while from < end {
+        let to = (from + EXPORT_CHUNK_GAMES).min(end);
+        for g in games_in(c, test.id, from..to)? {
+            writer.write(cfg, &g).map_err(err)?;
+        }
+        from = to;
+    }
+    if writer.next_game() != end || writer.counts() != prefix_counts(c, test.id)? {
+        return Err(DbError::Invalid(format!(
+            "test {}: the stored games do not give the prefix's counts",
+            test.name
+        )));
+    }
+    let secs: f64 = c
+        .query_one(
+            "SELECT coalesce(sum(seconds), 0) FROM dist_batches WHERE test_id = $1 AND idx < $2 \
+             AND state = 'done'",
+            &[&test.id, &test.prefix_batches],
+        )?
+        .get(0);
+    let report = writer.report(secs, 0, 0);
+    datagen::run::write_report(out, &report).map_err(err)?;
+    Ok(report)
 }

@@ -21,7 +21,7 @@ use karsinta_harness::players::build::default_cache_dir;
 #[command(
     name = "karsinta-dist",
     version,
-    about = "Matches and SPSA on many machines, PostgreSQL as the ledger"
+    about = "Matches, SPSA and datagen on many machines, PostgreSQL as the ledger"
 )]
 struct Cli {
     /// libpq connection string or postgresql:// URL (default: $KARSINTA_DATABASE_URL).
@@ -43,9 +43,10 @@ enum Cmd {
     /// Create or upgrade the schema.
     Migrate,
     /// Create a test from a match config (its `dist:` block sets batches and
-    /// leases), or an SPSA test from a `karsinta tune spsa` config; with
-    /// --repo, a test of two git revisions that each worker builds (A/B
-    /// with --dev/--base, gate-style with --candidate/--baseline).
+    /// leases), an SPSA test from a `karsinta tune spsa` config, or a
+    /// datagen test from a `karsinta datagen` config; with --repo, a test
+    /// of two git revisions that each worker builds (A/B with --dev/--base,
+    /// gate-style with --candidate/--baseline).
     Create {
         /// The config (or --config FILE).
         config: Option<PathBuf>,
@@ -94,7 +95,8 @@ enum Cmd {
     /// Progress, Elo, LLR and per-worker figures.
     Status { test: Option<String> },
     /// Write a test as a normal run folder with its report.html (match:
-    /// games.pgn, ledger.jsonl, summary.json; SPSA: the `tune spsa` files).
+    /// games.pgn, ledger.jsonl, summary.json; SPSA: the `tune spsa` files;
+    /// datagen: the `karsinta datagen` run folder, without a page).
     Export {
         test: String,
         #[arg(long)]
@@ -359,13 +361,17 @@ fn create(
         kind = kind.with_revisions(req, None, &mut log).map_err(setup)?;
     }
     let auto_purge = q.purge == "auto";
-    if auto_purge && matches!(kind, TestKind::Spsa(_)) {
-        return Err(setup(
-            "--purge auto: an SPSA test applies each batch as an iteration; only match tests \
-             can be purged",
-        ));
+    let unpurged = match kind {
+        TestKind::Spsa(_) => Some("an SPSA test applies each batch as an iteration"),
+        TestKind::Datagen(_) => Some("a datagen test has no results to judge a worker by"),
+        _ => None,
+    };
+    if let (true, Some(why)) = (auto_purge, unpurged) {
+        return Err(setup(format!(
+            "--purge auto: {why}; only match tests can be purged"
+        )));
     }
-    let name = name.map_or_else(|| kind.config().name.clone(), str::to_string);
+    let name = name.map_or_else(|| kind.name().to_string(), str::to_string);
     let share = queue::Share {
         priority: q.priority,
         throughput: queue::Share::check_throughput(q.throughput)
@@ -378,7 +384,7 @@ fn create(
         return Err(setup("--reference-nps: must be positive"));
     }
     // Only a clock is scaled: a fixed-node test needs no reference speed.
-    let reference_nps = if karsinta_dist::speed::is_fixed_limit(&kind.config().settings.tc) {
+    let reference_nps = if kind.fixed_limit() {
         None
     } else {
         Some(q.reference_nps.unwrap_or_else(|| {
@@ -465,8 +471,9 @@ fn worker(
         message: e.to_string(),
     })?;
     eprintln!(
-        "worker done: {} batches completed, {} rejected, {} pairs, {} database round trips",
-        r.batches_completed, r.batches_rejected, r.pairs, r.round_trips
+        "worker done: {} batches completed, {} rejected, {} pairs, {} datagen games, {} database \
+         round trips",
+        r.batches_completed, r.batches_rejected, r.pairs, r.games, r.round_trips
     );
     Ok(())
 }
@@ -493,9 +500,12 @@ fn write_export(conn: &Conn, test: &str, out: &Path) -> Result<(), Failure> {
     let mut db = conn.open()?;
     let done = db.run(|c| export::export(c, test, out)).map_err(runtime)?;
     // As every karsinta command that leaves a run folder: a page that
-    // cannot be written costs a warning, not the export.
-    if let Err(e) = karsinta_harness::report::write(out) {
-        eprintln!("warning: {}: report.html not written: {e}", out.display());
+    // cannot be written costs a warning, not the export. (`karsinta
+    // datagen` writes report.txt instead.)
+    if !done.is_datagen() {
+        if let Err(e) = karsinta_harness::report::write(out) {
+            eprintln!("warning: {}: report.html not written: {e}", out.display());
+        }
     }
     println!("{}: {}", out.display(), done.line());
     Ok(())

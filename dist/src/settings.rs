@@ -26,6 +26,7 @@ pub fn accepted_sections() -> Vec<&'static str> {
 #[serde(deny_unknown_fields)]
 struct RawDist {
     batch_pairs: Option<u32>,
+    batch_games: Option<u32>,
     window_batches: Option<u32>,
     lease_seconds: Option<u32>,
     bench_depth: Option<i32>,
@@ -34,7 +35,8 @@ struct RawDist {
 /// A test's fleet settings, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DistSettings {
-    /// Game pairs per batch (the unit a worker claims and completes).
+    /// Game pairs per batch (the unit a worker claims and completes); for
+    /// a datagen test, games per batch (`dist.batch_games`).
     pub batch_pairs: u32,
     /// Batches handed out beyond the completed prefix.
     pub window_batches: u32,
@@ -49,6 +51,9 @@ pub struct DistSettings {
 /// parameter set (configs/params/simple.yaml) took over 9 minutes, at 6
 /// still 25 s; depth 5 separates parameter sets in seconds.
 const DEFAULT_BENCH_DEPTH: i32 = 5;
+
+/// A datagen batch: about as long as a match's 8 pairs (16 games).
+const DEFAULT_BATCH_GAMES: u32 = 16;
 
 impl Default for DistSettings {
     fn default() -> Self {
@@ -88,11 +93,48 @@ impl DistSettings {
         Ok(s)
     }
 
+    /// The settings of a datagen test from its config's `dist:` block
+    /// (`block`, as the datagen config keeps it; `path`: the config file):
+    /// its unit of work is `batch_games` games (default 16), and
+    /// `batch_pairs` is refused.
+    pub fn of_datagen(
+        block: Option<&serde_yaml::Value>,
+        path: &std::path::Path,
+    ) -> Result<DistSettings, DbError> {
+        let raw: RawDist = match block {
+            Some(v) => serde_yaml::from_value(v.clone())
+                .map_err(|e| DbError::Invalid(format!("{}: dist: {e}", path.display())))?,
+            None => RawDist::default(),
+        };
+        if raw.batch_pairs.is_some() {
+            return Err(DbError::Invalid(format!(
+                "{}: dist.batch_pairs: a datagen test's unit is games: give dist.batch_games",
+                path.display()
+            )));
+        }
+        let raw = RawDist {
+            batch_pairs: Some(raw.batch_games.unwrap_or(DEFAULT_BATCH_GAMES)),
+            ..raw
+        };
+        Self::check(raw, path).map(|(s, _)| s)
+    }
+
     fn parse(cfg: &MatchConfig) -> Result<(DistSettings, RawDist), DbError> {
         let raw: RawDist = cfg
             .section(SECTION)
             .map_err(|e| DbError::Invalid(e.to_string()))?
             .unwrap_or_default();
+        if raw.batch_games.is_some() {
+            return Err(DbError::Invalid(format!(
+                "{}: dist.batch_games: for datagen tests (a match's unit is dist.batch_pairs)",
+                cfg.path.display()
+            )));
+        }
+        Self::check(raw, &cfg.path)
+    }
+
+    /// Defaults for what `raw` leaves out, every value checked.
+    fn check(raw: RawDist, path: &std::path::Path) -> Result<(DistSettings, RawDist), DbError> {
         let d = DistSettings::default();
         let s = DistSettings {
             batch_pairs: raw.batch_pairs.unwrap_or(d.batch_pairs),
@@ -101,10 +143,15 @@ impl DistSettings {
             bench_depth: raw.bench_depth.unwrap_or(d.bench_depth),
         };
         let bad = |key: &str, msg: &str| {
-            DbError::Invalid(format!("{}: dist.{key}: {msg}", cfg.path.display()))
+            DbError::Invalid(format!("{}: dist.{key}: {msg}", path.display()))
         };
         if s.batch_pairs == 0 {
-            return Err(bad("batch_pairs", "must be at least 1"));
+            let key = if raw.batch_games.is_some() {
+                "batch_games"
+            } else {
+                "batch_pairs"
+            };
+            return Err(bad(key, "must be at least 1"));
         }
         if s.window_batches == 0 {
             return Err(bad("window_batches", "must be at least 1"));

@@ -218,7 +218,7 @@ fn four_workers_one_sprt_survive_kill_duplicate_and_restart_and_match_one_machin
     let mut db = Db::open(&pg.url(), Duration::from_secs(30)).unwrap();
     let test = db.run(|c| queue::test_by_name(c, "sprt")).unwrap();
     let kind = TestKind::of(&test, None).unwrap();
-    let match_cfg = kind.config();
+    let match_cfg = kind.config().expect("a match");
     let (idx, token, by): (i32, i64, i64) = {
         let mut c = pg.client();
         let r = c

@@ -259,7 +259,7 @@ fn the_sprt_runs_on_the_completed_prefix_in_pair_order() {
     let after = db.run(|c| queue::test_by_name(c, "t")).unwrap();
     assert_eq!(after.prefix_batches, 40);
     // Offline: the tally fed pairs 0, 1, 2, ... as one worker would.
-    let cfg = kind.config();
+    let cfg = kind.config().expect("a match");
     let pairings = karsinta_harness::run::pairings(cfg.tournament, 2);
     let mut tally = Tally::new(pairings, cfg.sprt);
     for p in 0..160 {

@@ -7,6 +7,7 @@
 //! `#[ignore]`d: `cargo test --release -p karsinta-dist -- --ignored`.
 
 mod clocks;
+mod datagen;
 mod fleet;
 mod other_engines;
 mod pg;

@@ -139,6 +139,28 @@ const SCHEMA: &[&str] = &[
     // 5: tests that purge their outliers themselves when they end
     // (`create --purge auto`).
     "ALTER TABLE dist_tests ADD COLUMN auto_purge boolean NOT NULL DEFAULT false;",
+    // 6: datagen tests: each game's records before the run-wide duplicate
+    // filter (stored with its batch, once), the keys that filter has
+    // admitted over the completed prefix, and the prefix's counts.
+    "ALTER TABLE dist_tests DROP CONSTRAINT dist_tests_kind_check;
+    ALTER TABLE dist_tests ADD CONSTRAINT dist_tests_kind_check
+        CHECK (kind IN ('match', 'spsa', 'datagen'));
+    ALTER TABLE dist_tests ADD COLUMN datagen_counts text;
+    CREATE TABLE dist_datagen_games (
+        test_id   bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        game      bigint NOT NULL,
+        batch     integer NOT NULL,
+        worker_id bigint NOT NULL REFERENCES dist_workers(id),
+        ending    text NOT NULL,
+        counts    text NOT NULL,
+        records   bytea NOT NULL,
+        PRIMARY KEY (test_id, game)
+    );
+    CREATE TABLE dist_datagen_keys (
+        test_id bigint NOT NULL REFERENCES dist_tests(id) ON DELETE CASCADE,
+        key     bigint NOT NULL,
+        PRIMARY KEY (test_id, key)
+    );",
 ];
 
 /// The schema version this build writes.

@@ -4,12 +4,16 @@
 //!
 //! - [`match_test`]: a match config, its SPRT on the prefix pair by pair.
 //! - [`spsa`]: a `karsinta tune spsa` config, its updates in k order.
+//! - [`datagen`]: a `karsinta datagen` config, its duplicate filter in
+//!   game order.
 //! - [`test_kind`]: [`TestKind`], the dispatch over them.
 
+pub mod datagen;
 pub mod match_test;
 pub mod spsa;
 pub mod test_kind;
 
+pub use datagen::DatagenTest;
 pub use match_test::MatchTest;
 pub use spsa::SpsaTest;
 pub use test_kind::TestKind;

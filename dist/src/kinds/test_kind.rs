@@ -1,7 +1,8 @@
 //! [`TestKind`]: the one place that tells the kinds apart. Everything a
 //! worker, the completion core, `status` and `export` need from a kind goes
-//! through it, so a new kind (datagen) is a new variant here and a module
-//! beside [`crate::kinds::match_test`], not another copy of the queue.
+//! through it, so a new kind is a new variant here and a module beside
+//! [`crate::kinds::match_test`] (as [`crate::kinds::datagen`] is), not
+//! another copy of the queue.
 
 use std::ops::Range;
 use std::path::Path;
@@ -12,6 +13,7 @@ use karsinta_harness::stats::SprtDecision;
 use postgres::Transaction;
 
 use crate::db::{Db, DbError};
+use crate::kinds::datagen::{is_datagen_config, DatagenTest};
 use crate::kinds::match_test::MatchTest;
 use crate::kinds::spsa::SpsaTest;
 use crate::queue::catalog::{Kind, Queueing, TestRow};
@@ -25,6 +27,9 @@ pub enum TestKind {
     Match(Box<MatchTest>),
     /// An SPSA run: batch k - 1 is iteration k (see [`crate::kinds::spsa`]).
     Spsa(Box<SpsaTest>),
+    /// Self-play training data: batch k is games `[kB, (k+1)B)` (see
+    /// [`crate::kinds::datagen`]).
+    Datagen(Box<DatagenTest>),
 }
 
 /// Whether config text has an `spsa:` block (so `create` makes an SPSA
@@ -38,9 +43,14 @@ fn is_spsa_config(text: &str) -> bool {
 
 impl TestKind {
     /// The test a config file describes: an SPSA test if it has an `spsa:`
-    /// block (a `karsinta tune spsa` config), else a match. Checked as the
-    /// single-machine command would check it, before any connection.
+    /// block (a `karsinta tune spsa` config), a datagen test if it has a
+    /// `limit:` block and no engines (a `karsinta datagen` config), else a
+    /// match. Checked as the single-machine command would check it, before
+    /// any connection.
     pub fn load(text: &str, path: &Path) -> Result<TestKind, DbError> {
+        if is_datagen_config(text) {
+            return Ok(TestKind::Datagen(Box::new(DatagenTest::load(text, path)?)));
+        }
         if is_spsa_config(text) {
             let run = SpsaTest::load(text, path, None, None)?;
             return Ok(TestKind::Spsa(Box::new(run)));
@@ -57,6 +67,7 @@ impl TestKind {
         Ok(match test.kind {
             Kind::Match => TestKind::Match(Box::new(MatchTest::of(test)?)),
             Kind::Spsa => TestKind::Spsa(Box::new(SpsaTest::of(test, concurrency)?)),
+            Kind::Datagen => TestKind::Datagen(Box::new(DatagenTest::of(test)?)),
         })
     }
 
@@ -70,6 +81,12 @@ impl TestKind {
         interrupt: Option<&std::sync::atomic::AtomicBool>,
         log: &mut dyn FnMut(&str),
     ) -> Result<TestKind, DbError> {
+        if let TestKind::Datagen(_) = self {
+            return Err(DbError::Invalid(
+                "--repo: a datagen test of a revision is not supported (give a match config)"
+                    .into(),
+            ));
+        }
         let TestKind::Match(m) = self else {
             return Err(DbError::Invalid(
                 "--repo: an SPSA test of a revision is not supported yet (give a match config)"
@@ -86,15 +103,34 @@ impl TestKind {
     pub fn revisions(&self) -> Option<&Revisions> {
         match self {
             TestKind::Match(m) => m.revisions.as_ref(),
-            TestKind::Spsa(_) => None,
+            TestKind::Spsa(_) | TestKind::Datagen(_) => None,
         }
     }
 
-    /// The games' config: engines (for SPSA the two sides), clock, openings.
-    pub fn config(&self) -> &MatchConfig {
+    /// The games' config: engines (for SPSA the two sides), clock, openings;
+    /// `None` for datagen, whose games are one engine's self-play.
+    pub fn config(&self) -> Option<&MatchConfig> {
         match self {
-            TestKind::Match(m) => &m.cfg,
-            TestKind::Spsa(s) => &s.cfg,
+            TestKind::Match(m) => Some(&m.cfg),
+            TestKind::Spsa(s) => Some(&s.cfg),
+            TestKind::Datagen(_) => None,
+        }
+    }
+
+    /// The config's name (a test's default name).
+    pub fn name(&self) -> &str {
+        match self {
+            TestKind::Match(m) => &m.cfg.name,
+            TestKind::Spsa(s) => &s.cfg.name,
+            TestKind::Datagen(d) => &d.cfg.name,
+        }
+    }
+
+    /// Played at fixed nodes or depth (no clock to scale).
+    pub fn fixed_limit(&self) -> bool {
+        match self.config() {
+            Some(cfg) => crate::speed::is_fixed_limit(&cfg.settings.tc),
+            None => true,
         }
     }
 
@@ -114,6 +150,7 @@ impl TestKind {
         match self {
             TestKind::Match(m) => m.create_queued(db, name, queue),
             TestKind::Spsa(s) => s.create_queued(db, name, queue),
+            TestKind::Datagen(d) => d.create_queued(db, name, queue),
         }
     }
 
@@ -128,15 +165,23 @@ impl TestKind {
                 "created SPSA test {}: {} iterations of {} pairs, window {}",
                 t.name, t.batches, t.batch_pairs, t.window_batches
             ),
+            TestKind::Datagen(d) => format!(
+                "created datagen test {}: {} games in {} batches of {} ({} format)",
+                t.name, t.total_pairs, t.batches, t.batch_pairs, d.cfg.format
+            ),
         }
     }
 
     /// The jobs of claimed batch `idx` (SPSA reads the theta they are drawn
-    /// around through `db`).
+    /// around through `db`); a datagen batch's games are no pairs.
     pub fn jobs(&self, db: &mut Db, test: &TestRow, idx: i32) -> Result<Vec<PairJob>, DbError> {
         match self {
             TestKind::Match(m) => Ok(m.jobs(test, idx)),
             TestKind::Spsa(s) => s.claimed_jobs(db, test, idx),
+            TestKind::Datagen(_) => Err(DbError::Invalid(format!(
+                "test {}: a datagen batch is games, not pairs",
+                test.name
+            ))),
         }
     }
 
@@ -145,6 +190,11 @@ impl TestKind {
         match self {
             TestKind::Match(m) => m.pair_result(fp, date),
             TestKind::Spsa(s) => s.pair_result(fp),
+            // Never asked (a datagen worker plays no pairs): the bare entry.
+            TestKind::Datagen(_) => PairResult {
+                entry: fp.entry(0, None),
+                pgn: String::new(),
+            },
         }
     }
 
@@ -160,6 +210,7 @@ impl TestKind {
         match self {
             TestKind::Match(m) => m.advance(tx, test, batches),
             TestKind::Spsa(s) => s.advance(tx, test, batches).map(|()| None),
+            TestKind::Datagen(d) => d.advance(tx, test, batches).map(|()| None),
         }
     }
 }

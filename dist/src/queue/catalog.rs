@@ -16,6 +16,8 @@ pub enum Kind {
     Match,
     /// An SPSA run: batch k - 1 is iteration k.
     Spsa,
+    /// Self-play training data: batch k is games `[kB, (k+1)B)`.
+    Datagen,
 }
 
 impl Kind {
@@ -24,6 +26,7 @@ impl Kind {
         match self {
             Kind::Match => "match",
             Kind::Spsa => "spsa",
+            Kind::Datagen => "datagen",
         }
     }
 }
@@ -35,6 +38,7 @@ impl FromStr for Kind {
         match s {
             "match" => Ok(Kind::Match),
             "spsa" => Ok(Kind::Spsa),
+            "datagen" => Ok(Kind::Datagen),
             _ => Err(DbError::Invalid(format!("unknown test kind {s:?}"))),
         }
     }
@@ -60,9 +64,10 @@ pub struct TestRow {
     pub config_yaml: String,
     /// What the test plays.
     pub kind: Kind,
-    /// Game pairs per batch (the last batch may hold fewer).
+    /// Game pairs per batch (the last batch may hold fewer); a datagen
+    /// test's games per batch.
     pub batch_pairs: i64,
-    /// Game pairs of the whole test.
+    /// Game pairs of the whole test (a datagen test's games).
     pub total_pairs: i64,
     /// Number of batches.
     pub batches: i32,
@@ -197,6 +202,36 @@ impl TestRow {
     /// The batch that holds pair `pair`.
     pub fn batch_of(&self, pair: u64) -> i32 {
         (pair / self.batch_pairs as u64) as i32
+    }
+
+    /// The test's place in the queue: priority, weight, the machine it needs,
+    /// the clock's reference speed.
+    pub fn queue_line(&self) -> String {
+        let s = &self.share;
+        let mut needs = Vec::new();
+        if s.min_cores > 0 {
+            needs.push(format!("{} cores", s.min_cores));
+        }
+        if s.min_memory_mb > 0 {
+            needs.push(format!("{} MiB", s.min_memory_mb));
+        }
+        if s.require_syzygy {
+            needs.push("Syzygy".to_string());
+        }
+        let needs = if needs.is_empty() {
+            String::new()
+        } else {
+            format!("; needs {}", needs.join(", "))
+        };
+        let clock = match self.reference_nps {
+            Some(n) => format!("; clock scaled to reference {n} nps"),
+            None if self.fixed_limit => "; fixed limit (not scaled)".to_string(),
+            None => "; nominal clock".to_string(),
+        };
+        format!(
+            "priority {}, throughput {}{needs}{clock}\n",
+            s.priority, s.throughput
+        )
     }
 
     /// Pairs counted for the outcome: the SPRT's pairs once it decided,

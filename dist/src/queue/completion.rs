@@ -1,15 +1,17 @@
 //! The one completion every kind of test shares. In one transaction: the
-//! batch is recorded once under its lease (`record_batch`), the test's
-//! row is locked, the contiguous prefix of done batches is extended, the
-//! kind counts the batches that joined it (`TestKind::advance`: the
-//! match's SPRT, SPSA's updates in k order), a kind's decision stops
-//! the test, and a test created with `--purge auto` that this completion
-//! ended purges its outliers. Either all of it counts or none.
+//! batch is recorded once under its lease (`record_batch`; a datagen
+//! test's games: [`complete_games`]), the test's row is locked, the
+//! contiguous prefix of done batches is extended, the kind counts the
+//! batches that joined it (`TestKind::advance`: the match's SPRT, SPSA's
+//! updates in k order, datagen's duplicate filter), a kind's decision
+//! stops the test, and a test created with `--purge auto` that this
+//! completion ended purges its outliers. Either all of it counts or none.
 
 use karsinta_harness::stats::SprtDecision;
 use postgres::{Client, Transaction};
 
 use crate::db::DbError;
+use crate::kinds::datagen::{record_games, DatagenBatch};
 use crate::kinds::TestKind;
 use crate::queue::catalog::TestRow;
 use crate::queue::purge::purge_at_end;
@@ -34,8 +36,32 @@ pub fn complete(
     kind: &TestKind,
     batch: &FinishedBatch<'_>,
 ) -> Result<Completed, DbError> {
+    complete_with(c, test, kind, |tx| record_batch(tx, test, batch))
+}
+
+/// Complete a batch of datagen test `test` (whose kind is `kind`): its
+/// games stored once, the prefix extended and filtered, in one
+/// transaction.
+pub fn complete_games(
+    c: &mut Client,
+    test: &TestRow,
+    kind: &TestKind,
+    batch: &DatagenBatch<'_>,
+) -> Result<Completed, DbError> {
+    complete_with(c, test, kind, |tx| record_games(tx, test, batch))
+}
+
+/// The completion core around `record`, which stores a batch's results
+/// once (false: not leased under the caller's token, nothing written):
+/// a match's or SPSA's pairs, a datagen test's games.
+fn complete_with(
+    c: &mut Client,
+    test: &TestRow,
+    kind: &TestKind,
+    record: impl FnOnce(&mut Transaction<'_>) -> Result<bool, DbError>,
+) -> Result<Completed, DbError> {
     let mut tx = c.transaction()?;
-    if !record_batch(&mut tx, test, batch)? {
+    if !record(&mut tx)? {
         return Ok(Completed::Rejected);
     }
     let prefix = lock_test(&mut tx, test.id)?;

@@ -42,7 +42,7 @@ pub use catalog::{
     all_tests, insert_test, set_share, stop, test_by_name, Kind, NewTest, Queueing, Share, TestRow,
 };
 pub use choose::{next_open_test, Asker};
-pub use completion::{complete, Completed};
+pub use completion::{complete, complete_games, Completed};
 pub use lease::{
     claim, heartbeat, leave, register, register_worker, release, Beat, Claim, NewWorker,
 };

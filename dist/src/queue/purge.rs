@@ -56,10 +56,14 @@ pub fn purge_worker(
     worker: i64,
     reason: &str,
 ) -> Result<Purged, DbError> {
-    if test.kind != Kind::Match {
+    let why = match test.kind {
+        Kind::Match => None,
+        Kind::Spsa => Some("an SPSA test applied each batch as an iteration"),
+        Kind::Datagen => Some("a datagen test has no results to judge a worker by"),
+    };
+    if let Some(why) = why {
         return Err(DbError::Invalid(format!(
-            "test {}: an SPSA test applied each batch as an iteration; only match tests can be \
-             purged",
+            "test {}: {why}; only match tests can be purged",
             test.name
         )));
     }

@@ -55,14 +55,7 @@ pub(crate) fn record_batch(
             "batch {idx}: pairs {got:?} are not the batch's {expected:?}"
         )));
     }
-    let flipped = tx.execute(
-        "UPDATE dist_batches SET state = 'done', completed = now(), seconds = $5, \
-         worker_id = $4, lease_until = NULL, \
-         clock = (SELECT clock FROM dist_workers WHERE id = $4) \
-         WHERE test_id = $1 AND idx = $2 AND lease_token = $3 AND state = 'leased'",
-        &[&test.id, &idx, &b.token, &b.worker, &b.seconds],
-    )?;
-    if flipped == 0 {
+    if !flip_batch(tx, test.id, idx, b.token, b.worker, b.seconds)? {
         return Ok(false);
     }
     let insert = tx.prepare(
@@ -84,9 +77,33 @@ pub(crate) fn record_batch(
             ],
         )?;
     }
+    Ok(true)
+}
+
+/// Flip batch `idx` to done if it is leased under `token`, recording who
+/// played it and how long it took; false (nothing changed) otherwise.
+/// Every kind's results go in only after this said true.
+pub(crate) fn flip_batch(
+    tx: &mut Transaction<'_>,
+    test: i64,
+    idx: i32,
+    token: i64,
+    worker: i64,
+    seconds: f64,
+) -> Result<bool, DbError> {
+    let flipped = tx.execute(
+        "UPDATE dist_batches SET state = 'done', completed = now(), seconds = $5, \
+         worker_id = $4, lease_until = NULL, \
+         clock = (SELECT clock FROM dist_workers WHERE id = $4) \
+         WHERE test_id = $1 AND idx = $2 AND lease_token = $3 AND state = 'leased'",
+        &[&test, &idx, &token, &worker, &seconds],
+    )?;
+    if flipped == 0 {
+        return Ok(false);
+    }
     tx.execute(
         "UPDATE dist_workers SET last_seen = now() WHERE id = $1",
-        &[&b.worker],
+        &[&worker],
     )?;
     Ok(true)
 }

@@ -19,6 +19,7 @@ use crate::queue::catalog::{test_by_name, Kind, TestRow};
 use crate::queue::purge::{purges, PurgeRow};
 use crate::queue::refusals::{refusals, refusals_text, Refusal};
 use crate::queue::results::{batch_counts, stored_pairs};
+use crate::status::datagen::{datagen_figures, DatagenStatus};
 use crate::status::workers::{worker_figures, worker_table, WorkerFigures};
 use karsinta_harness::stats::WorkerChi2;
 
@@ -28,16 +29,19 @@ pub enum TestStatus {
     Match(Box<MatchStatus>),
     /// An SPSA test's.
     Spsa(Box<SpsaStatus>),
+    /// A datagen test's.
+    Datagen(Box<DatagenStatus>),
 }
 
-/// The status of test `name`, a match or an SPSA test, read from one
-/// snapshot of the database.
+/// The status of test `name`, a match, SPSA or datagen test, read from
+/// one snapshot of the database.
 pub fn test_status(c: &mut Client, name: &str) -> Result<TestStatus, DbError> {
     snapshot(c, |c| {
         let test = test_by_name(c, name)?;
         Ok(match test.kind {
             Kind::Match => TestStatus::Match(Box::new(match_figures(c, name)?)),
             Kind::Spsa => TestStatus::Spsa(Box::new(spsa_figures(c, test)?)),
+            Kind::Datagen => TestStatus::Datagen(Box::new(datagen_figures(c, test)?)),
         })
     })
 }
@@ -53,6 +57,7 @@ impl TestStatus {
         match self {
             TestStatus::Match(m) => m.text(),
             TestStatus::Spsa(s) => s.text(),
+            TestStatus::Datagen(d) => d.text(),
         }
     }
 }
@@ -104,9 +109,10 @@ pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> 
 /// Gather the figures of match test `name` (inside a [`snapshot`]).
 fn match_figures(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
     let test = test_by_name(c, name)?;
-    if test.is_spsa() {
+    if test.kind != Kind::Match {
         return Err(DbError::Invalid(format!(
-            "test {name} is an SPSA test: it has no match figures"
+            "test {name} is not a match ({}): it has no match figures",
+            test.kind.as_str()
         )));
     }
     let kind = MatchTest::of(&test)?;
@@ -154,7 +160,7 @@ impl MatchStatus {
             t.prefix_batches,
             self.tally.pairs
         );
-        out.push_str(&queue_line(t));
+        out.push_str(&t.queue_line());
         if let Some(r) = &self.kind.revisions {
             out.push_str(&r.text());
             if let Some(g) = &r.gate {
@@ -190,36 +196,6 @@ impl MatchStatus {
         }
         out
     }
-}
-
-/// The test's place in the queue: priority, weight, the machine it needs,
-/// the clock's reference speed.
-pub fn queue_line(t: &TestRow) -> String {
-    let s = &t.share;
-    let mut needs = Vec::new();
-    if s.min_cores > 0 {
-        needs.push(format!("{} cores", s.min_cores));
-    }
-    if s.min_memory_mb > 0 {
-        needs.push(format!("{} MiB", s.min_memory_mb));
-    }
-    if s.require_syzygy {
-        needs.push("Syzygy".to_string());
-    }
-    let needs = if needs.is_empty() {
-        String::new()
-    } else {
-        format!("; needs {}", needs.join(", "))
-    };
-    let clock = match t.reference_nps {
-        Some(n) => format!("; clock scaled to reference {n} nps"),
-        None if t.fixed_limit => "; fixed limit (not scaled)".to_string(),
-        None => "; nominal clock".to_string(),
-    };
-    format!(
-        "priority {}, throughput {}{needs}{clock}\n",
-        s.priority, s.throughput
-    )
 }
 
 /// Figures of an SPSA test.
@@ -288,7 +264,7 @@ impl SpsaStatus {
             st.pairs_per_iteration,
             st.seed
         );
-        out.push_str(&queue_line(test));
+        out.push_str(&test.queue_line());
         if let Some(r) = &test.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));
         }

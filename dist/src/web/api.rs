@@ -15,7 +15,7 @@ use crate::queue::catalog::all_tests;
 use crate::queue::results::stored_pairs;
 use crate::revisions::{display_url, Revisions};
 use crate::status::{
-    test_status, worker_figures, MatchStatus, SpsaStatus, TestStatus, WorkerFigures,
+    test_status, worker_figures, DatagenStatus, MatchStatus, SpsaStatus, TestStatus, WorkerFigures,
 };
 
 /// Whether a test named `name` exists.
@@ -74,10 +74,33 @@ fn spsa_line(s: &SpsaStatus) -> Value {
     })
 }
 
+/// A datagen test's line of the list: games and positions of the
+/// completed prefix.
+fn datagen_line(d: &DatagenStatus) -> Value {
+    let c = &d.counts;
+    json!({
+        "name": d.test.name,
+        "kind": "datagen",
+        "status": d.phase(),
+        "priority": d.test.share.priority,
+        "throughput": d.test.share.throughput,
+        "games": c.games,
+        "max_games": d.kind.cfg.games,
+        "positions": c.positions,
+        "written": c.written,
+        "format": d.kind.cfg.format.to_string(),
+        "batches": d.test.batches,
+        "batches_done": d.batches_done,
+        "batches_leased": d.batches_leased,
+        "stop_reason": d.test.stop_reason,
+    })
+}
+
 fn line(t: &TestStatus) -> Value {
     match t {
         TestStatus::Match(m) => match_line(m),
         TestStatus::Spsa(s) => spsa_line(s),
+        TestStatus::Datagen(d) => datagen_line(d),
     }
 }
 
@@ -122,6 +145,7 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
     let refused = match &st {
         TestStatus::Match(m) => &m.refusals,
         TestStatus::Spsa(s) => &s.refusals,
+        TestStatus::Datagen(d) => &d.refusals,
     };
     v["refusals"] = refused
         .iter()
@@ -178,6 +202,21 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
                 .collect();
             v["workers"] = s.workers.iter().map(worker_json).collect();
             v["charts"] = json!({ "spsa": spsa_output::svg(params, &rows) });
+        }
+        TestStatus::Datagen(d) => {
+            let c = &d.counts;
+            v["datagen"] = json!({
+                "games": c.games, "white_wins": c.white_wins, "draws": c.draws,
+                "black_wins": c.black_wins, "tablebase_games": c.tablebase_games,
+                "starts_failed": c.starts_failed, "failed": c.failed,
+                "positions": c.positions, "written": c.written,
+                "dropped": d.dropped().iter().map(|(f, n)| json!({"filter": f, "count": n}))
+                    .collect::<Vec<_>>(),
+                "workers": d.workers.iter().map(|w| json!({
+                    "id": w.id, "host": w.host, "games": w.games, "positions": w.positions,
+                    "positions_per_s": w.positions_per_s(), "nps": w.nps, "active": w.active,
+                })).collect::<Vec<_>>(),
+            });
         }
     }
     Ok(Some(v))

@@ -118,6 +118,7 @@ pub fn tests_page() -> String {
     cell(tr, 'priority', t.priority + ' (weight ' + t.throughput + ')');
     cell(tr, 'games', String(t.games));
     cell(tr, 'elo', t.kind === 'match' ? fmt(t.elo, 1) + ' \u00b1 ' + fmt(t.elo_error, 1)
+      : t.kind === 'datagen' ? t.written + ' positions written'
       : 'iteration ' + t.applied + ' of ' + t.iterations);
     const l = cell(tr, 'sprt', '');
     if (t.kind === 'match') llrBar(l, t.sprt); else l.textContent = '';
@@ -152,7 +153,11 @@ pub fn test_page(name: &str) -> String {
          <h2>Workers</h2><table><thead><tr><th>worker</th><th>host</th><th>pairs</th>\
          <th>games/min</th><th>time losses</th><th>crashes</th><th>mean pair score</th>\
          <th>residual</th><th>nps</th><th>speed</th><th>clock</th><th>build</th></tr></thead>\
-         <tbody id=\"workers\"></tbody></table>",
+         <tbody id=\"workers\"></tbody></table>\
+         <h2>Training data</h2><p data-k=\"positions\"></p><table><thead><tr><th>dropped by</th>\
+         <th>positions</th></tr></thead><tbody id=\"dropped\"></tbody></table>\
+         <table><thead><tr><th>worker</th><th>host</th><th>games</th><th>positions</th>\
+         <th>positions/s</th><th>bench nps</th></tr></thead><tbody id=\"datagen-workers\"></tbody></table>",
         r#"let drawn = '';
 function render(j) {
   const t = j.test, s = j.summary;
@@ -167,16 +172,30 @@ function render(j) {
     llrBar(document.querySelector('td[data-k="sprt"]'), t.sprt);
     const u = t.sprt && t.sprt.unbiased;
     setText('mue', u ? fmt(u.elo, 1) + ' [' + fmt(u.low, 1) + ', ' + fmt(u.high, 1) + ']' : 'n/a');
+  } else if (t.kind === 'datagen') {
+    setText('elo', t.written + ' positions written (' + t.format + ')');
   } else {
     setText('elo', 'iteration ' + t.applied + ' of ' + t.iterations);
   }
+  const d = j.datagen;
+  setText('positions', d ? d.games + ' games (white ' + d.white_wins + ' / draw ' + d.draws +
+    ' / black ' + d.black_wins + '), ' + d.positions + ' positions searched, ' + d.written +
+    ' written' : 'not a datagen test');
+  rows('dropped', d ? d.dropped : [], (tr, f) => {
+    cell(tr, 'filter', f.filter); cell(tr, 'count', String(f.count));
+  });
+  rows('datagen-workers', d ? d.workers : [], (tr, w) => {
+    cell(tr, 'id', String(w.id)); cell(tr, 'host', w.host + (w.active ? '' : ' (gone)'));
+    cell(tr, 'games', String(w.games)); cell(tr, 'positions', String(w.positions));
+    cell(tr, 'pps', fmt(w.positions_per_s, 0)); cell(tr, 'nps', String(w.nps));
+  });
   const svg = Object.values(j.charts || {}).join('');
   if (svg !== drawn) { document.getElementById('charts').innerHTML = svg; drawn = svg; }
   rows('params', j.spsa || [], (tr, p) => {
     cell(tr, 'name', p.name); cell(tr, 'value', fmt(p.value, 4));
     cell(tr, 'start', String(p.start)); cell(tr, 'min', String(p.min)); cell(tr, 'max', String(p.max));
   });
-  rows('workers', j.workers, (tr, w) => {
+  rows('workers', j.workers || [], (tr, w) => {
     if (w.outlier) tr.className = 'outlier';
     cell(tr, 'id', String(w.id)); cell(tr, 'host', w.host); cell(tr, 'pairs', String(w.pairs));
     cell(tr, 'gpm', fmt(w.games_per_minute, 1)); cell(tr, 'time_losses', String(w.time_losses));

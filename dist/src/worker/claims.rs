@@ -1,6 +1,7 @@
 //! The runner's job iterator: hands out the pairs of claimed batches and
 //! claims the next batch when they run out, backing off while the window
-//! is full. It ends when the test is finished, stopped or decided, on the
+//! is full (a datagen worker claims its batches through the same
+//! [`Claimer::next_batch`]). It ends when the test is finished, stopped or decided, on the
 //! user's signal, when the database is gone for longer than the worker's
 //! patience (recorded in the flags), or, without `--test`, when the
 //! queue's rule (asked before each claim) picks another test.
@@ -87,7 +88,6 @@ impl<'a> Claimer<'a> {
     /// Batch `idx` is ours: hold it and queue its jobs. False if its jobs
     /// cannot be known (the database is gone: recorded).
     fn take(&mut self, idx: i32, token: i64) -> bool {
-        self.wait = Duration::ZERO;
         // Held before the jobs are known: released at the end if reading
         // them fails.
         let pairs = self.test.pairs_of(idx);
@@ -114,23 +114,19 @@ impl<'a> Claimer<'a> {
     }
 }
 
-impl Iterator for Claimer<'_> {
-    type Item = PairJob;
-
-    fn next(&mut self) -> Option<PairJob> {
+impl Claimer<'_> {
+    /// Claim the next batch: its index and lease token, or `None` once the
+    /// claims end (see the module doc). The caller holds it.
+    pub fn next_batch(&mut self) -> Option<(i32, i64)> {
         loop {
-            if let Some(j) = self.buffer.pop_front() {
-                return Some(j);
-            }
             if self.flags.halted() || self.sent_elsewhere() {
                 return None;
             }
             let (test, worker) = (self.test.id, self.worker);
             match self.db.run(|c| claim(c, test, worker)) {
                 Ok(Claim::Batch { idx, token }) => {
-                    if !self.take(idx, token) {
-                        return None;
-                    }
+                    self.wait = Duration::ZERO;
+                    return Some((idx, token));
                 }
                 Ok(Claim::Wait) => self.pause(),
                 Ok(Claim::Finished) => return None,
@@ -142,6 +138,22 @@ impl Iterator for Claimer<'_> {
                     self.flags.fail(e);
                     return None;
                 }
+            }
+        }
+    }
+}
+
+impl Iterator for Claimer<'_> {
+    type Item = PairJob;
+
+    fn next(&mut self) -> Option<PairJob> {
+        loop {
+            if let Some(j) = self.buffer.pop_front() {
+                return Some(j);
+            }
+            let (idx, token) = self.next_batch()?;
+            if !self.take(idx, token) {
+                return None;
             }
         }
     }

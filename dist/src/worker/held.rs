@@ -90,6 +90,11 @@ impl Held {
         h.remove(&idx).map_or(Added::NotHeld, Added::Last)
     }
 
+    /// Stop holding batch `idx`: it, if it was held.
+    pub fn take(&self, idx: i32) -> Option<HeldBatch> {
+        self.lock().remove(&idx)
+    }
+
     /// The leases to renew: (batch, token) of those not lost.
     pub fn live_leases(&self) -> Vec<(i32, i64)> {
         let h = self.lock();

@@ -1,7 +1,8 @@
 //! What this machine brings to a test, checked before a worker registers:
 //! for a test of revisions its own builds of them ([`crate::revisions`]),
-//! its engines' signatures, which must equal those the test recorded (the
-//! same games), their bench speed, and how many games at once it runs.
+//! its engines' signatures (a datagen test's one engine), which must equal
+//! those the test recorded (the same games), their bench speed, and how
+//! many games at once it runs.
 
 use std::sync::atomic::AtomicBool;
 
@@ -57,10 +58,14 @@ pub(super) fn check_machine(
     opts: &WorkerOptions,
 ) -> Result<Machine, String> {
     let (kind, built) = with_builds(kind, opts)?;
-    let cfg = kind.config();
-    let (signatures, nps, build_seconds) = match built {
-        Some(b) => (b.signatures, b.nps, Some(b.seconds)),
-        None => {
+    let (signatures, nps, build_seconds) = match (built, &kind) {
+        (Some(b), _) => (b.signatures, b.nps, Some(b.seconds)),
+        (None, TestKind::Datagen(d)) => {
+            let (s, n) = d.signatures()?;
+            (s, n, None)
+        }
+        (None, _) => {
+            let cfg = kind.config().ok_or("a test without engines")?;
             let dist = DistSettings::of(cfg).map_err(|e| e.to_string())?;
             let (s, n) = signature::signatures(&cfg.engines, dist.bench_depth)?;
             (s, n, None)
@@ -71,8 +76,15 @@ pub(super) fn check_machine(
             "this machine's engines differ from the test's ({diff}): refusing to play"
         ));
     }
-    let concurrency = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
-    check_concurrency(&cfg.engines, &cfg.settings, concurrency).map_err(|e| e.to_string())?;
+    let concurrency = match (&kind, kind.config()) {
+        (TestKind::Datagen(d), _) => opts.concurrency.unwrap_or(d.cfg.threads).max(1),
+        (_, Some(cfg)) => {
+            let n = opts.concurrency.unwrap_or(cfg.concurrency).max(1);
+            check_concurrency(&cfg.engines, &cfg.settings, n).map_err(|e| e.to_string())?;
+            n
+        }
+        (_, None) => opts.concurrency.unwrap_or(1).max(1),
+    };
     Ok(Machine {
         kind,
         signatures,

@@ -9,11 +9,14 @@
 //! per-pair step (`collect`) completes a batch once its last pair is in.
 //! A heartbeat thread (`heartbeat`) renews the leases held (`held`); a
 //! stopped test (seen on claim or heartbeat) or a lost lease ends the work
-//! on it. `machine` checks that this machine plays the test as recorded;
-//! `run` puts the steps in order.
+//! on it. A datagen test's batches are games, played by `datagen` with
+//! the harness's datagen library on the same claims, heartbeat and
+//! completion core. `machine` checks that this machine plays the test as
+//! recorded; `run` puts the steps in order.
 
 mod claims;
 mod collect;
+mod datagen;
 mod heartbeat;
 mod held;
 mod host;

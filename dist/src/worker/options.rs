@@ -101,6 +101,8 @@ pub struct WorkerTotals {
     pub batches_rejected: u64,
     /// Pairs played for batches it held.
     pub pairs: u64,
+    /// Datagen games played for batches it held.
+    pub games: u64,
     /// Statements sent by the claim and completion connection.
     pub round_trips: u64,
 }

@@ -9,6 +9,7 @@
 
 use std::sync::atomic::Ordering;
 
+use karsinta_harness::config::MatchConfig;
 use karsinta_harness::play::game::GameSettings;
 use karsinta_harness::play::pairs::{play_pairs, Ended, PlayOptions, RunnerError};
 
@@ -22,6 +23,7 @@ use crate::queue::refusals::record_refusal;
 use crate::speed;
 use crate::worker::claims::Claimer;
 use crate::worker::collect::Collector;
+use crate::worker::datagen::{self, Games};
 use crate::worker::heartbeat::Heartbeat;
 use crate::worker::held::{Flags, Shared};
 use crate::worker::host::this_machine;
@@ -118,14 +120,18 @@ fn work_on(
     };
     let kind = &machine.kind;
     // 2. The clock scaled to this machine's speed (node and depth limits
-    //    are not); register; a connection for claims; the heartbeat.
-    let mut settings = kind.config().settings.clone();
-    settings.tc = speed::scaled(
-        &settings.tc,
-        test.reference_nps.map(|n| n.max(0) as u64),
-        host.nps,
-    );
-    let clock = (!test.fixed_limit).then(|| settings.tc.to_string());
+    //    are not; datagen has none); register; a connection for claims;
+    //    the heartbeat.
+    let settings = kind.config().map(|cfg| {
+        let mut s = cfg.settings.clone();
+        let reference = test.reference_nps.map(|n| n.max(0) as u64);
+        s.tc = speed::scaled(&s.tc, reference, host.nps);
+        s
+    });
+    let clock = settings
+        .as_ref()
+        .filter(|_| !test.fixed_limit)
+        .map(|s| s.tc.to_string());
     let new = NewWorker {
         test: test.id,
         host: &host.host,
@@ -146,39 +152,49 @@ fn work_on(
         claimer = claimer.rechoosing(ask);
     }
     let heartbeat = Heartbeat::start(opts, test, &shared);
-    // 3. Play; every batch's last pair completes it.
-    let mut collector = Collector::new(db, test, kind, worker, &shared, totals);
-    let played = play(
-        kind,
-        &settings,
-        machine.concurrency,
-        opts,
-        &shared.flags,
-        claimer,
-        &mut collector,
-    );
-    // 4. Stop beating, give back what is still held, leave the test's
-    //    share, say how it ended.
+    // 3. Play; every batch's last pair (or game) completes it; what is
+    //    still held at the end is given back.
+    let played = match (kind, kind.config(), &settings) {
+        (TestKind::Datagen(d), _, _) => {
+            let mut games = Games::new(db, test, kind, worker, &shared, totals);
+            datagen::play(d, machine.concurrency, claimer, &mut games)
+        }
+        (_, Some(cfg), Some(settings)) => {
+            let mut collector = Collector::new(db, test, kind, worker, &shared, totals);
+            let played = play(
+                cfg,
+                settings,
+                machine.concurrency,
+                opts,
+                &shared.flags,
+                claimer,
+                &mut collector,
+            );
+            collector.release_held();
+            match played {
+                Ok(_) => Ok(()),
+                Err(RunnerError::Callback(e)) => Err(e.into()),
+                Err(RunnerError::Concurrency(e)) => Err(setup(e.to_string())),
+                Err(e) => Err(WorkerError::Runner {
+                    test: test.name.clone(),
+                    message: e.to_string(),
+                }),
+            }
+        }
+        _ => Err(setup("a test without games to play".into())),
+    };
+    // 4. Stop beating, leave the test's share, say how it ended.
     heartbeat.stop();
-    collector.release_held();
     let _ = db.run(|c| leave(c, worker));
     if let Some(e) = shared.flags.take_failure() {
         return Err(e.into());
     }
-    match played {
-        Ok(_) => Ok(()),
-        Err(RunnerError::Callback(e)) => Err(e.into()),
-        Err(RunnerError::Concurrency(e)) => Err(setup(e.to_string())),
-        Err(e) => Err(WorkerError::Runner {
-            test: test.name.clone(),
-            message: e.to_string(),
-        }),
-    }
+    played
 }
 
 /// Play the claimed batches with the harness's pair runner.
 fn play(
-    kind: &TestKind,
+    cfg: &MatchConfig,
     settings: &GameSettings,
     concurrency: usize,
     opts: &WorkerOptions,
@@ -186,7 +202,6 @@ fn play(
     claimer: Claimer<'_>,
     collector: &mut Collector<'_>,
 ) -> Result<Ended, RunnerError<DbError>> {
-    let cfg = kind.config();
     let play = PlayOptions {
         concurrency,
         stop: flags.runner_stops(),

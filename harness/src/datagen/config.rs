@@ -56,6 +56,11 @@ pub struct RawDatagenConfig {
     /// ends with the tables' result as soon as its position is in them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tablebases: Option<RawTablebases>,
+    /// karsinta-dist's block ([`crate::run::FLEET_SECTION`]: batches and
+    /// leases of the same run on a fleet), kept as written and left alone
+    /// here, so one file serves `karsinta datagen` and `karsinta-dist create`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<serde_yaml::Value>,
 }
 
 /// Per-move search limit; at least one of them.

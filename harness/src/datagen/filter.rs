@@ -4,8 +4,6 @@
 //! is counted once, under the first filter that drops it, so the counts add
 //! up to the positions seen.
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{EnPassantMode, Position};
@@ -91,9 +89,12 @@ fn game_counts(played: &Played) -> Counts {
     c
 }
 
-/// The records of `played` that pass `filter` (new keys go into `seen`),
-/// and the game's counts.
-pub fn select(played: &Played, filter: &Filter, seen: &mut HashSet<u64>) -> (Vec<Record>, Counts) {
+/// The records of `played` that pass the filters of one game (ply range,
+/// in check, tactical best move, mate score), and the game's counts with
+/// them counted as written. The run-wide duplicate filter comes after, in
+/// game order ([`super::run::admit`]), so a game's candidates depend on
+/// the game alone and any machine computes the same ones.
+pub fn candidates(played: &Played, filter: &Filter) -> (Vec<Record>, Counts) {
     let mut c = game_counts(played);
     let mut out = Vec::new();
     for (ply, (rec, info)) in played
@@ -112,8 +113,6 @@ pub fn select(played: &Played, filter: &Filter, seen: &mut HashSet<u64>) -> (Vec
             c.tactical += 1;
         } else if filter.mate && info.mate {
             c.mate += 1;
-        } else if filter.duplicates && !seen.insert(key(&rec)) {
-            c.duplicates += 1;
         } else {
             c.written += 1;
             out.push(rec);

@@ -6,7 +6,8 @@
 //! - [`mover`]: the engine that plays, in-process or UCI;
 //! - [`selfplay`]: one game, searched at fixed nodes or depth;
 //! - [`filter`]: which positions are written, counts per filter;
-//! - [`run`](mod@run): the workers, the ordered writer, the ledger and resume;
+//! - [`run`](mod@run): the workers, the ordered writer, the ledger and resume
+//!   (its pieces public for karsinta-dist's datagen kind);
 //! - [`convert`]: between formats.
 //!
 //! The games are played by a loop of their own over `Searcher` rather than
@@ -23,7 +24,10 @@ pub mod selfplay;
 pub mod start;
 
 pub use config::DatagenConfig;
-pub use run::{create_run, resume_config, run, DatagenError, DatagenReport, Progress};
+pub use run::{
+    admit, create_run, play_one, resume_config, run, Admitted, DatagenError, DatagenReport,
+    EncodedRecord, GameOutput, Progress, RunWriter,
+};
 
 #[cfg(test)]
 mod tests;

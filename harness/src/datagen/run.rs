@@ -9,6 +9,12 @@
 //! A run killed at any point resumes from its ledger: the data and key
 //! files are cut back to the sizes the last complete ledger line records,
 //! so a game's records appear once whether or not it was cut.
+//!
+//! The pieces are public for karsinta-dist's datagen kind, which plays
+//! the same games on many machines: [`play_one`] gives game `i`'s
+//! [`GameOutput`] (a pure function of the config and `i`), [`admit`] is
+//! the run-wide duplicate filter in game order, and [`RunWriter`] writes
+//! games into a run folder, so a fleet's export is this run's files.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -74,11 +80,127 @@ struct GameLine {
     counts: Counts,
 }
 
-/// What a game worker hands the writer.
+/// How a game ended before its records are encoded.
 enum Outcome {
     Played(Played),
     NoStart,
     Failed(String),
+}
+
+/// One record of a game, encoded, and its dedup key (`None`: a viriformat
+/// game, written whole and never deduplicated).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedRecord {
+    /// The position's Zobrist key ([`filter::key`]).
+    pub key: Option<u64>,
+    /// The record in the run's format.
+    pub bytes: Vec<u8>,
+}
+
+/// What game `game` leaves before the run-wide duplicate filter: a pure
+/// function of the config and the game's index at fixed nodes or depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameOutput {
+    /// The game's index.
+    pub game: u64,
+    /// How it ended (its ledger line's `ending`).
+    pub ending: String,
+    /// Its counts, every candidate counted as written (no duplicates yet).
+    pub counts: Counts,
+    /// The records that passed the game's own filters, in ply order.
+    pub records: Vec<EncodedRecord>,
+}
+
+impl GameOutput {
+    /// A game that wrote nothing because `e` failed.
+    pub fn failed(game: u64, e: String) -> GameOutput {
+        GameOutput {
+            game,
+            ending: format!("failed: {e}"),
+            counts: Counts {
+                failed: 1,
+                ..Counts::default()
+            },
+            records: Vec::new(),
+        }
+    }
+
+    fn of(cfg: &DatagenConfig, game: u64, outcome: Outcome) -> GameOutput {
+        match outcome {
+            Outcome::Played(p) => match encode(cfg, &p) {
+                Ok((records, counts)) => GameOutput {
+                    game,
+                    ending: p.ending.to_string(),
+                    counts,
+                    records,
+                },
+                Err(e) => GameOutput::failed(game, format!("cannot encode: {e}")),
+            },
+            Outcome::NoStart => GameOutput {
+                game,
+                ending: "no playable start".to_string(),
+                counts: Counts {
+                    starts_failed: 1,
+                    ..Counts::default()
+                },
+                records: Vec::new(),
+            },
+            Outcome::Failed(e) => GameOutput::failed(game, e),
+        }
+    }
+}
+
+/// The records of a played game that pass its own filters, encoded.
+fn encode(cfg: &DatagenConfig, played: &Played) -> Result<(Vec<EncodedRecord>, Counts), String> {
+    if cfg.format == RecordFormat::Viriformat {
+        let bytes = viri::encode(&played.game)?;
+        let records = vec![EncodedRecord { key: None, bytes }];
+        return Ok((records, filter::whole_game(played)));
+    }
+    let (records, counts) = filter::candidates(played, &cfg.filter);
+    let mut out = Vec::with_capacity(records.len());
+    for r in &records {
+        let mut bytes = Vec::new();
+        encode_record(cfg.format, r, &mut bytes)?;
+        out.push(EncodedRecord {
+            key: Some(filter::key(r)),
+            bytes,
+        });
+    }
+    Ok((out, counts))
+}
+
+/// A game's bytes once past the duplicate filter, and its final counts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Admitted {
+    /// What goes into the data file.
+    pub data: Vec<u8>,
+    /// What goes into `keys.bin` (u64 LE each).
+    pub keys: Vec<u8>,
+    /// The game's counts, duplicates counted.
+    pub counts: Counts,
+}
+
+/// The run-wide duplicate filter over game `g`, applied in game order:
+/// with `dedup`, a record whose key `is_new` has seen before (it records
+/// each key it is asked about) is dropped and counted as a duplicate.
+pub fn admit(g: &GameOutput, dedup: bool, is_new: &mut dyn FnMut(u64) -> bool) -> Admitted {
+    let mut out = Admitted {
+        counts: g.counts,
+        ..Admitted::default()
+    };
+    for r in &g.records {
+        if let Some(k) = r.key {
+            if dedup && !is_new(k) {
+                out.counts.written -= 1;
+                out.counts.duplicates += 1;
+                continue;
+            }
+            out.keys.extend_from_slice(&k.to_le_bytes());
+        }
+        out.data.extend_from_slice(&r.bytes);
+    }
+    out
 }
 
 /// Progress after each written game.
@@ -174,8 +296,9 @@ pub fn resume_config(dir: &Path) -> Result<DatagenConfig, DatagenError> {
     Ok(DatagenConfig::load(&dir.join("config.yaml"))?)
 }
 
-/// The run's open files, and where the last counted game left them.
-struct Output {
+/// A run folder's open files, and where the last counted game left them:
+/// games are written through it one by one, in index order.
+pub struct RunWriter {
     dir: PathBuf,
     format: RecordFormat,
     data: File,
@@ -237,9 +360,9 @@ fn open_cut(path: &Path, len: u64) -> Result<File, DatagenError> {
     Ok(f)
 }
 
-impl Output {
+impl RunWriter {
     /// Open the run folder's files, cut back to the ledger.
-    fn open(dir: &Path, format: RecordFormat) -> Result<Output, DatagenError> {
+    pub fn open(dir: &Path, format: RecordFormat) -> Result<RunWriter, DatagenError> {
         let ledger_path = dir.join("ledger.jsonl");
         let (lines, ledger_len) = read_ledger(&ledger_path)?;
         let last = lines.last();
@@ -258,7 +381,7 @@ impl Output {
         for l in &lines {
             counts.add(&l.counts);
         }
-        Ok(Output {
+        Ok(RunWriter {
             dir: dir.to_path_buf(),
             format,
             data,
@@ -272,79 +395,86 @@ impl Output {
         })
     }
 
-    /// The bytes and dedup keys of a played game, and its counts.
-    fn encode(
-        &mut self,
-        cfg: &DatagenConfig,
-        played: &Played,
-    ) -> Result<(Vec<u8>, Vec<u8>, Counts), String> {
-        if self.format == RecordFormat::Viriformat {
-            return Ok((
-                viri::encode(&played.game)?,
-                Vec::new(),
-                filter::whole_game(played),
-            ));
-        }
-        let (records, counts) = filter::select(played, &cfg.filter, &mut self.seen);
-        let mut data = Vec::new();
-        let mut keys = Vec::with_capacity(records.len() * 8);
-        for r in &records {
-            encode_record(self.format, r, &mut data)?;
-            keys.extend_from_slice(&filter::key(r).to_le_bytes());
-        }
-        Ok((data, keys, counts))
+    /// The next game to write (the games before it are in the ledger).
+    pub fn next_game(&self) -> u64 {
+        self.next
     }
 
-    /// Write game `self.next`: records, keys, then its ledger line.
-    fn write(&mut self, cfg: &DatagenConfig, outcome: Outcome) -> Result<(), DatagenError> {
-        let (data, keys, counts, ending) = match outcome {
-            Outcome::Played(p) => match self.encode(cfg, &p) {
-                Ok((d, k, c)) => (d, k, c, p.ending.to_string()),
-                Err(e) => failed(format!("cannot encode: {e}")),
-            },
-            Outcome::NoStart => {
-                let c = Counts {
-                    starts_failed: 1,
-                    ..Counts::default()
-                };
-                (Vec::new(), Vec::new(), c, "no playable start".to_string())
-            }
-            Outcome::Failed(e) => failed(e),
-        };
+    /// The counts of the games written so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Write game `g` (the next one): its admitted records, their keys,
+    /// then its ledger line, each fsync'ed.
+    pub fn write(&mut self, cfg: &DatagenConfig, g: &GameOutput) -> Result<(), DatagenError> {
+        let ledger_path = self.dir.join("ledger.jsonl");
+        if g.game != self.next {
+            return Err(DatagenError::Folder {
+                path: ledger_path,
+                message: format!("game {} where {} was due", g.game, self.next),
+            });
+        }
+        let seen = &mut self.seen;
+        let a = admit(g, cfg.filter.duplicates, &mut |k| seen.insert(k));
         let data_path = self.dir.join(data_file_name(self.format));
-        self.data.write_all(&data).map_err(io(&data_path))?;
+        self.data.write_all(&a.data).map_err(io(&data_path))?;
         self.data.sync_data().map_err(io(&data_path))?;
         let keys_path = self.dir.join("keys.bin");
-        self.keys.write_all(&keys).map_err(io(&keys_path))?;
+        self.keys.write_all(&a.keys).map_err(io(&keys_path))?;
         self.keys.sync_data().map_err(io(&keys_path))?;
-        self.data_bytes += data.len() as u64;
-        self.keys_bytes += keys.len() as u64;
+        self.data_bytes += a.data.len() as u64;
+        self.keys_bytes += a.keys.len() as u64;
         let line = GameLine {
             game: self.next,
             data_bytes: self.data_bytes,
             keys_bytes: self.keys_bytes,
-            ending,
-            counts,
+            ending: g.ending.clone(),
+            counts: a.counts,
         };
-        let ledger_path = self.dir.join("ledger.jsonl");
         let mut text = serde_json::to_string(&line).unwrap_or_default();
         text.push('\n');
         self.ledger
             .write_all(text.as_bytes())
             .and_then(|()| self.ledger.sync_data())
             .map_err(io(&ledger_path))?;
-        self.counts.add(&counts);
+        self.counts.add(&a.counts);
         self.next += 1;
         Ok(())
     }
+
+    /// The report of the games written, over `elapsed_s` seconds in which
+    /// the games from `games_before` (and the positions beyond
+    /// `positions_before`) were played.
+    pub fn report(
+        &self,
+        elapsed_s: f64,
+        games_before: u64,
+        positions_before: u64,
+    ) -> DatagenReport {
+        let elapsed_s = elapsed_s.max(1e-9);
+        let c = self.counts;
+        DatagenReport {
+            format: self.format,
+            counts: c,
+            data_bytes: self.data_bytes,
+            bytes_per_position: self.data_bytes as f64 / c.written.max(1) as f64,
+            elapsed_s,
+            positions_per_s: (c.positions - positions_before) as f64 / elapsed_s,
+            games_per_s: (self.next - games_before) as f64 / elapsed_s,
+        }
+    }
 }
 
-fn failed(e: String) -> (Vec<u8>, Vec<u8>, Counts, String) {
-    let c = Counts {
-        failed: 1,
-        ..Counts::default()
-    };
-    (Vec::new(), Vec::new(), c, format!("failed: {e}"))
+/// Game `index` played by `mover` (`book`: [`load_book`]'s), as it
+/// leaves the game before the duplicate filter.
+pub fn play_one(
+    cfg: &DatagenConfig,
+    book: &[Position],
+    index: u64,
+    mover: &mut dyn Mover,
+) -> GameOutput {
+    GameOutput::of(cfg, index, one_game(cfg, book, index, mover))
 }
 
 /// Game `index`: its start from its own stream, then the game.
@@ -371,7 +501,7 @@ fn one_game(cfg: &DatagenConfig, book: &[Position], index: u64, mover: &mut dyn 
 
 /// The engine of one worker thread: the config's UCI engine, or the
 /// in-process engine.
-fn start_mover(cfg: &DatagenConfig) -> Result<Box<dyn Mover>, String> {
+pub fn start_mover(cfg: &DatagenConfig) -> Result<Box<dyn Mover>, String> {
     Ok(match &cfg.engine {
         Some(spec) => Box::new(Uci::new(spec)?),
         None => Box::new(InProcess::new(cfg)),
@@ -379,7 +509,7 @@ fn start_mover(cfg: &DatagenConfig) -> Result<Box<dyn Mover>, String> {
 }
 
 /// The book's positions (empty without a book).
-fn load_book(cfg: &DatagenConfig) -> Result<Vec<Position>, DatagenError> {
+pub fn load_book(cfg: &DatagenConfig) -> Result<Vec<Position>, DatagenError> {
     let Some(path) = &cfg.book else {
         return Ok(Vec::new());
     };
@@ -399,14 +529,9 @@ fn load_book(cfg: &DatagenConfig) -> Result<Vec<Position>, DatagenError> {
         .collect()
 }
 
-/// Play the games of the run in `dir` not yet in its ledger.
-pub fn run(
-    cfg: &DatagenConfig,
-    dir: &Path,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<DatagenReport, DatagenError> {
-    let book = load_book(cfg)?;
-    // An engine that cannot start is a setup error, before any game.
+/// An engine that cannot start (or search at the limit) is a setup error,
+/// found before any game.
+pub fn check_engine(cfg: &DatagenConfig) -> Result<(), DatagenError> {
     if let Some(spec) = &cfg.engine {
         let limit = uci_limit(&cfg.limit).unwrap_or(MoveLimit::Nodes(1));
         check_player_limit(spec, &limit).map_err(|e| DatagenError::Engine {
@@ -414,13 +539,24 @@ pub fn run(
             message: e.to_string(),
         })?;
     }
-    let mut out = Output::open(dir, cfg.format)?;
+    Ok(())
+}
+
+/// Play the games of the run in `dir` not yet in its ledger.
+pub fn run(
+    cfg: &DatagenConfig,
+    dir: &Path,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<DatagenReport, DatagenError> {
+    let book = load_book(cfg)?;
+    check_engine(cfg)?;
+    let mut out = RunWriter::open(dir, cfg.format)?;
     let started = Instant::now();
     let positions_before = out.counts.positions;
     let games_before = out.next;
     let next = AtomicU64::new(out.next);
     let abort = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(u64, Outcome)>();
+    let (tx, rx) = mpsc::channel::<GameOutput>();
     let written = std::thread::scope(|s| {
         for _ in 0..cfg.threads {
             let tx = tx.clone();
@@ -432,11 +568,11 @@ pub fn run(
                     if i >= cfg.games {
                         break;
                     }
-                    let outcome = match mover.as_mut() {
-                        Ok(m) => one_game(cfg, book, i, m.as_mut()),
-                        Err(e) => Outcome::Failed(e.clone()),
+                    let output = match mover.as_mut() {
+                        Ok(m) => play_one(cfg, book, i, m.as_mut()),
+                        Err(e) => GameOutput::failed(i, e.clone()),
                     };
-                    if tx.send((i, outcome)).is_err() {
+                    if tx.send(output).is_err() {
                         break;
                     }
                 }
@@ -444,10 +580,10 @@ pub fn run(
         }
         drop(tx);
         let mut pending = BTreeMap::new();
-        for (i, outcome) in rx {
-            pending.insert(i, outcome);
+        for output in rx {
+            pending.insert(output.game, output);
             while let Some(o) = pending.remove(&out.next) {
-                if let Err(e) = out.write(cfg, o) {
+                if let Err(e) = out.write(cfg, &o) {
                     abort.store(true, Ordering::Relaxed);
                     return Err(e);
                 }
@@ -464,23 +600,17 @@ pub fn run(
         Ok(())
     });
     written?;
-    let elapsed_s = started.elapsed().as_secs_f64().max(1e-9);
-    let c = out.counts;
-    let report = DatagenReport {
-        format: cfg.format,
-        counts: c,
-        data_bytes: out.data_bytes,
-        bytes_per_position: out.data_bytes as f64 / c.written.max(1) as f64,
-        elapsed_s,
-        positions_per_s: (c.positions - positions_before) as f64 / elapsed_s,
-        games_per_s: (out.next - games_before) as f64 / elapsed_s,
-    };
+    let report = out.report(
+        started.elapsed().as_secs_f64(),
+        games_before,
+        positions_before,
+    );
     write_report(dir, &report)?;
     Ok(report)
 }
 
 /// `report.json` and `report.txt`.
-fn write_report(dir: &Path, report: &DatagenReport) -> Result<(), DatagenError> {
+pub fn write_report(dir: &Path, report: &DatagenReport) -> Result<(), DatagenError> {
     let json = dir.join("report.json");
     let text = serde_json::to_string_pretty(report).unwrap_or_default();
     std::fs::write(&json, text + "\n").map_err(io(&json))?;
