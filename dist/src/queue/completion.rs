@@ -13,7 +13,7 @@ use postgres::{Client, Transaction};
 use crate::db::DbError;
 use crate::kinds::datagen::{record_games, DatagenBatch};
 use crate::kinds::TestKind;
-use crate::queue::catalog::TestRow;
+use crate::queue::catalog::{lock_test, TestRow};
 use crate::queue::purge::purge_at_end;
 use crate::queue::results::{contiguous, record_batch, FinishedBatch};
 
@@ -92,24 +92,4 @@ fn complete_with(
     };
     tx.commit()?;
     Ok(Completed::Counted { decision })
-}
-
-/// Lock the test's row and read its prefix. Completions of a test are
-/// serialised on that row, taken after the batch is recorded so the lock
-/// is held briefly (and every completion committed before sees the
-/// others'). NO KEY UPDATE, not UPDATE: the pairs' foreign key checks hold
-/// KEY SHARE on that row, and FOR UPDATE would deadlock two completions.
-/// The transaction-scoped advisory lock on the test's id comes first: it
-/// queues waiters in order, where a row lock wakes every waiter at each
-/// release and hundreds of simultaneous completions spend their time
-/// re-contending (200 simulated workers finishing together: 41 s with it,
-/// 74 s without, on 2 loaded cores).
-pub(crate) fn lock_test(tx: &mut Transaction<'_>, test: i64) -> Result<i32, DbError> {
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&test])?;
-    Ok(tx
-        .query_one(
-            "SELECT prefix_batches FROM dist_tests WHERE id = $1 FOR NO KEY UPDATE",
-            &[&test],
-        )?
-        .get(0))
 }

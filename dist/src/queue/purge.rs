@@ -14,8 +14,7 @@ use postgres::{Client, Transaction};
 
 use crate::db::DbError;
 use crate::kinds::TestKind;
-use crate::queue::catalog::{Kind, TestRow};
-use crate::queue::completion::lock_test;
+use crate::queue::catalog::{lock_test, Kind, TestRow};
 
 /// What a purge took out.
 #[derive(Clone, Debug, PartialEq)]
