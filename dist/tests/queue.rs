@@ -35,6 +35,7 @@ fn fake_pair(pair: u64, score: u32) -> PairResult {
         result,
         termination: Termination::Mate,
         plies: 40,
+        warnings: [0, 0],
     };
     PairResult {
         entry: PairEntry {

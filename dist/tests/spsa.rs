@@ -63,6 +63,7 @@ fn fake_pair(pair: u64, wins: u32) -> PairResult {
         },
         termination: Termination::Mate,
         plies: 40,
+        warnings: [0, 0],
     };
     PairResult {
         entry: PairEntry {

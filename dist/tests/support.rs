@@ -107,6 +107,7 @@ pub fn drawn_pair(pair: u64) -> karsinta_dist::queue::PairResult {
         result: karsinta_harness::play::game::GameResult::Draw,
         termination: karsinta_harness::play::game::Termination::Repetition,
         plies: 30,
+        warnings: [0, 0],
     };
     karsinta_dist::queue::PairResult {
         entry: karsinta_harness::run::ledger::PairEntry {

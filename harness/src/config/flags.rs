@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::config::{
-    OutputFormat, RawAdjudication, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind,
+    OutputFormat, RawAdjudication, RawChecks, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind,
     RawOpenings, RawOutput, RawSprt, RawTablebases, TournamentKind,
 };
 use crate::formats::pgn_write::{Notation, PgnOptions};
@@ -141,6 +141,8 @@ const SUPPORTED: &[&str] = &[
     "-wait",
     "-use-affinity",
     "-show-latency",
+    "-check-mate-pvs",
+    "-strict",
     "-help",
 ];
 
@@ -158,7 +160,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("-bookmode", "no opening books (give -openings)"),
     ("-crc32", "no PGN checksum"),
-    ("-check-mate-pvs", "PVs are not checked"),
     (
         "-ucinewgame-ms",
         "every command has the engine's init timeout or the move watchdog",
@@ -234,6 +235,8 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   -tb DIR[:DIR...]   -tbpieces N   -tbignore50   -tbadjudicate BOTH|WIN_LOSS|DRAW
   -output format=fastchess|cutechess   -ratinginterval N   -scoreinterval N   -report penta=true|false
           (that tool's result lines every N games and at the end; default: Karsinta's result block)
+  -check-mate-pvs (a mate score's PV must be the mate: 2N-1 plies ending in mate, mated: 2N)
+  -strict (exit status 1 at the end if any PV warning was raised; every PV is checked for legality)
   Accepted and ignored: -recover -autosaveinterval
   -resultformat -log -debug -site -use-affinity -show-latency -randomseed
 Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
@@ -561,6 +564,15 @@ impl Gathered {
             }
             "-tb" | "-tbpieces" | "-tbignore50" | "-tbadjudicate" => {
                 tablebase_flag(g, &mut self.tablebases)?
+            }
+            "-check-mate-pvs" | "-strict" => {
+                g.none()?;
+                let checks = self.raw.checks.get_or_insert_with(RawChecks::default);
+                if f == "-strict" {
+                    checks.strict = Some(true);
+                } else {
+                    checks.mate_pvs = Some(true);
+                }
             }
             _ => self.misc_flag(g)?,
         }

@@ -34,6 +34,6 @@ pub use resolve::{
     Overrides, DEFAULT_INIT_TIMEOUT_MS, DEFAULT_TIME_MARGIN_MS, DEFAULT_WATCHDOG_MS,
 };
 pub use schema::{
-    RawAdjudication, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind, RawOpenings, RawSprt,
-    RawTablebases, TournamentKind,
+    RawAdjudication, RawChecks, RawColours, RawConfig, RawEngine, RawEpdOut, RawKind, RawOpenings,
+    RawSprt, RawTablebases, TournamentKind,
 };

@@ -122,6 +122,10 @@ pub struct MatchConfig {
     pub epd: Option<EpdOut>,
     /// Whose result text the run prints (see [`RawConfig::output`]).
     pub output: OutputStyle,
+    /// `checks.strict` (fastchess's `-strict`): the run exits with status 1
+    /// at its end when any PV warning was raised. `checks.mate_pvs` is
+    /// [`GameSettings::mate_pvs`].
+    pub strict: bool,
     /// The config with absolute paths, overrides, the chosen seed and every
     /// default filled in, so that a run can be repeated or resumed exactly
     /// ([`MatchConfig::resolved`]). Changed only through the methods of
@@ -333,6 +337,8 @@ impl MatchConfig {
         }
         let epd = resolve_epd(&mut raw, path, &base)?;
         let output = resolve_output(raw.output.as_mut(), colours.counting(), path)?;
+        let checks = raw.checks.unwrap_or_default();
+        settings.mate_pvs = checks.mate_pvs.unwrap_or(false);
         Ok(MatchConfig {
             name,
             path: path.to_path_buf(),
@@ -349,6 +355,7 @@ impl MatchConfig {
             pgn,
             epd,
             output,
+            strict: checks.strict.unwrap_or(false),
             resolved: raw,
         })
     }
@@ -912,6 +919,7 @@ fn resolve_game_settings(
         adjudication,
         variant: Variant::Standard,
         wait: Duration::from_millis(raw.game_wait_ms.unwrap_or(0)),
+        mate_pvs: false,
     })
 }
 

@@ -91,6 +91,11 @@ pub struct RawConfig {
     /// Karsinta's result block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<RawOutput>,
+    /// The referee's PV checks and what their warnings do (fastchess's
+    /// `-check-mate-pvs` and `-strict`); absent: PVs are checked for
+    /// legality, warnings are logged and the exit status ignores them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<RawChecks>,
     /// Every other top-level block, kept as raw YAML for the command that
     /// owns it (`ab`'s `build:`, `tune spsa`'s `spsa:`, karsinta-dist's
     /// `dist:`, ...). The match schema names none of them: a loader is told
@@ -135,6 +140,7 @@ impl RawConfig {
         "pgn",
         "epd",
         "output",
+        "checks",
     ];
 
     /// The raw block `key` of another command.
@@ -260,6 +266,20 @@ pub struct RawTablebases {
     /// `both` (default), `win_loss` or `draw`: the results that end a game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudicate: Option<TbAdjudicate>,
+}
+
+/// `checks:` as written (fastchess `-check-mate-pvs`, `-strict`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawChecks {
+    /// A PV with a mate score must be the mate: 2N-1 plies ending in
+    /// checkmate for mate in N, 2N for mated in N (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mate_pvs: Option<bool>,
+    /// A run that raised any warning exits with status 1 at its end
+    /// (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
 }
 
 /// `epd:` as written (fastchess `-epdout file= append=`).

@@ -522,6 +522,7 @@ mod tests {
             termination: Termination::AdjudicationDraw,
             reason: "Draw by adjudication".into(),
             time_controls: ["8+0.08".parse().unwrap(); 2],
+            warnings: Vec::new(),
         }
     }
 
@@ -641,6 +642,7 @@ mod tests {
             termination: Termination::AdjudicationDraw,
             reason: "Draw by adjudication".into(),
             time_controls: ["8+0.08".parse().unwrap(); 2],
+            warnings: Vec::new(),
         };
         let mut out = String::new();
         write_game(&mut out, &g, "3.2", &TAGS);
@@ -681,6 +683,7 @@ mod tests {
             termination: Termination::AdjudicationDraw,
             reason: "Draw by adjudication".into(),
             time_controls: ["10+0.1".parse().unwrap(), "5+0.05".parse().unwrap()],
+            warnings: Vec::new(),
         };
         let mut out = String::new();
         write_game(&mut out, &g, "1.1", &TAGS);

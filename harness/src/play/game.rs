@@ -20,6 +20,7 @@ use thiserror::Error;
 
 use crate::play::clock::{ClockVerdict, GameClock, TimeControl};
 use crate::play::tablebase::Tablebases;
+use crate::players::pv_check::{check_pv, PvWarning};
 use crate::players::{EngineError, EngineScore, MoveRequest, Player, SearchDetail};
 use crate::variant::{parse_position, Variant};
 
@@ -200,6 +201,59 @@ pub struct GameRecord {
     pub reason: String,
     /// White's and black's limits (different in a game at odds).
     pub time_controls: [TimeControl; 2],
+    /// What the referee found wrong in the engines' PVs, in move order.
+    pub warnings: Vec<PvReport>,
+}
+
+/// A PV the referee found wrong ([`crate::players::pv_check`]): whose, at
+/// which ply, what, and the engine's line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PvReport {
+    /// The side whose engine sent the line.
+    pub side: Color,
+    /// Plies played before the search (opening moves included): the
+    /// searched position is the game's after `moves[..ply]`.
+    pub ply: usize,
+    /// What is wrong.
+    pub warning: PvWarning,
+    /// The `info` line as the engine sent it.
+    pub line: String,
+}
+
+impl GameRecord {
+    /// Warnings of White's engine and of Black's.
+    pub fn warning_counts(&self) -> [u32; 2] {
+        let mut n = [0u32; 2];
+        for w in &self.warnings {
+            n[idx(w.side)] += 1;
+        }
+        n
+    }
+
+    /// `w` as fastchess logs it: `Warning; WHAT - from ENGINE`, then the
+    /// `Info;`, `Position;` and `Moves;` lines, each on its own line.
+    pub fn warning_text(&self, w: &PvReport) -> String {
+        let engine = match w.side {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        };
+        let position = match &self.start_fen {
+            Some(f) => format!("fen {f}"),
+            None => "startpos".to_string(),
+        };
+        let moves: Vec<&str> = self.moves[..w.ply.min(self.moves.len())]
+            .iter()
+            .map(|m| m.uci.as_str())
+            .collect();
+        // fastchess: `... - move M from E`, or `... - from E` without a move.
+        let dash = if w.warning.is_mate_check() { " -" } else { "" };
+        format!(
+            "Warning; {}{dash} from {engine}\nInfo; {}\nPosition; {position}\nMoves; {}",
+            w.warning,
+            w.line,
+            moves.join(" ")
+        )
+    }
 }
 
 impl GameRecord {
@@ -313,6 +367,9 @@ pub struct GameSettings {
     pub variant: Variant,
     /// The pause before each game (`game_wait_ms`, fastchess's `-wait`).
     pub wait: Duration,
+    /// Also check that a mate score's PV is the mate (`checks.mate_pvs`,
+    /// fastchess's `-check-mate-pvs`); PVs are checked for legality always.
+    pub mate_pvs: bool,
 }
 
 impl GameSettings {
@@ -705,6 +762,7 @@ pub fn forfeit(
         termination,
         reason,
         time_controls: tcs,
+        warnings: Vec::new(),
     })
 }
 
@@ -722,19 +780,20 @@ pub fn play_game(
     let mut board = Board::new(start_fen, opening, settings.variant)?;
     let names = [white.name().to_string(), black.name().to_string()];
     let tcs = [settings.tc_of(&names[0]), settings.tc_of(&names[1])];
-    let finish =
-        |board: Board, (result, termination, reason): (GameResult, Termination, String)| {
-            GameRecord {
-                white: names[0].clone(),
-                black: names[1].clone(),
-                start_fen: start_fen.map(str::to_string),
-                moves: board.moves,
-                result,
-                termination,
-                reason,
-                time_controls: tcs,
-            }
-        };
+    let mut warnings = Vec::new();
+    let finish = |board: Board,
+                  (result, termination, reason): (GameResult, Termination, String),
+                  warnings: Vec<PvReport>| GameRecord {
+        white: names[0].clone(),
+        black: names[1].clone(),
+        start_fen: start_fen.map(str::to_string),
+        moves: board.moves,
+        result,
+        termination,
+        reason,
+        time_controls: tcs,
+        warnings,
+    };
     let mut players: [&mut dyn Player; 2] = [white, black];
     // Checked before `new_game` too: after an interrupt no engine may be
     // (re)started for a game that will not be counted.
@@ -754,7 +813,7 @@ pub fn play_game(
                 ),
                 e => failure(&board, c, &e, &tcs[i]),
             };
-            return Ok(finish(board, end));
+            return Ok(finish(board, end, warnings));
         }
     }
     let mut clock = GameClock::per_side(tcs);
@@ -804,6 +863,17 @@ pub fn play_game(
             }
             Err(e) => break failure(&board, side, &e, &tcs[s]),
         };
+        // As fastchess, before the move itself is judged.
+        for line in &reply.pv_lines {
+            if let Some(warning) = check_pv(&board.pos, &board.keys, line, settings.mate_pvs) {
+                warnings.push(PvReport {
+                    side,
+                    ply: board.moves.len(),
+                    warning,
+                    line: line.line.clone(),
+                });
+            }
+        }
         if clock.charge(s, reply.elapsed, settings.margin) == ClockVerdict::Flagged {
             let detail = format!("{:.3}s used", reply.elapsed.as_secs_f64());
             break time_loss(&board, side, &detail);
@@ -845,7 +915,7 @@ pub fn play_game(
     for p in players.iter_mut() {
         p.game_over();
     }
-    Ok(finish(board, end))
+    Ok(finish(board, end, warnings))
 }
 
 #[cfg(test)]
@@ -912,6 +982,7 @@ pub(crate) mod tests {
                 nodes: None,
                 elapsed: self.elapsed,
                 detail: SearchDetail::default(),
+                pv_lines: Vec::new(),
             })
         }
         fn quit(&mut self) {}
@@ -926,6 +997,7 @@ pub(crate) mod tests {
             adjudication: Adjudication::default(),
             variant: Variant::Standard,
             wait: Duration::ZERO,
+            mate_pvs: false,
         }
     }
 

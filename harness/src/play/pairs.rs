@@ -113,6 +113,7 @@ impl FinishedPair {
                 result: g.result,
                 termination: g.termination,
                 plies: g.moves.len() as u32,
+                warnings: g.warning_counts(),
             })
             .collect();
         PairEntry {

@@ -2,8 +2,9 @@
 //! `--compliance` gives one, and more of what a match would trip over: the
 //! handshake, option declarations, `isready` while searching, `stop`,
 //! `ucinewgame`, clock and node searches, illegal moves, mate scores, PVs
-//! that are not legal or run past a 50-move-rule draw or a repetition, and
-//! `quit`.
+//! that are not legal, run past a 50-move-rule draw or a repetition or do
+//! not match their mate score ([`super::pv_check`], the match referee's
+//! checks), and `quit`.
 //!
 //! Every step drives the engine over its pipes with a deadline; every move
 //! and PV is checked with shakmaty. A step either passes, passes with
@@ -16,10 +17,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess};
 
 use super::player::PlayerSpec;
+use super::player::PvLine;
 use super::process::{EngineProcess, ReadError};
+use super::pv_check::{check_pv, position_key};
 
 /// How one step went.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -256,8 +259,11 @@ fn legal(pos: &Chess, text: &str) -> Option<shakmaty::Move> {
 }
 
 /// Warnings about the `info` lines of a search from `root`: unparsable
-/// scores, illegal PVs, PVs past a fifty-move draw or a repetition.
+/// scores, and what [`check_pv`] finds in a PV (illegal moves, moves past
+/// a mate, a stalemate, a fifty-move-rule draw or a repetition, mate
+/// scores whose PV is not the mate), as a match's referee finds it.
 fn pv_notes(root: &Chess, infos: &[String], notes: &mut Vec<String>) {
+    let history = [position_key(root)];
     for line in infos {
         let tokens: Vec<&str> = line.split_ascii_whitespace().collect();
         if let Some(i) = tokens.iter().position(|&t| t == "score") {
@@ -269,40 +275,11 @@ fn pv_notes(root: &Chess, infos: &[String], notes: &mut Vec<String>) {
                 push_once(notes, format!("malformed score in `{line}`"));
             }
         }
-        let Some(i) = tokens.iter().position(|&t| t == "pv") else {
+        let Some(pv) = PvLine::parse(line) else {
             continue;
         };
-        let mut pos = root.clone();
-        let mut seen: Vec<shakmaty::zobrist::Zobrist64> =
-            vec![pos.zobrist_hash(EnPassantMode::Legal)];
-        for (ply, text) in tokens[i + 1..].iter().enumerate() {
-            if pos.halfmoves() >= 100 {
-                push_once(
-                    notes,
-                    format!("PV runs past a fifty-move-rule draw (ply {ply}): `{line}`"),
-                );
-                break;
-            }
-            let Some(mv) = legal(&pos, text) else {
-                push_once(
-                    notes,
-                    format!("illegal PV move {text} at ply {}: `{line}`", ply + 1),
-                );
-                break;
-            };
-            pos.play_unchecked(mv);
-            let key = pos.zobrist_hash(EnPassantMode::Legal);
-            if seen.iter().filter(|&&k| k == key).count() >= 2 {
-                push_once(
-                    notes,
-                    format!(
-                        "PV runs past a threefold repetition (ply {}): `{line}`",
-                        ply + 1
-                    ),
-                );
-                break;
-            }
-            seen.push(key);
+        if let Some(w) = check_pv(root, &history, &pv, true) {
+            push_once(notes, format!("{w}: `{line}`"));
         }
     }
 }

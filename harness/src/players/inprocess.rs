@@ -21,7 +21,10 @@ use karsinta_engine::search::THREADS_MAX;
 use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
 
-use super::{EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, SearchDetail};
+use super::uci::MAX_PV_LINES;
+use super::{
+    EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PvLine, SearchDetail,
+};
 use crate::variant::Variant;
 
 /// `e` for people: an unknown name gets the closest known one, as an
@@ -263,9 +266,19 @@ impl Player for InProcessPlayer {
         // iteration's `info`, so adjudication sees the same scores either way.
         let mut last: Option<(Score, i32, i32, u64)> = None;
         let mut detail = SearchDetail::default();
+        // What the referee checks: each iteration's line as UCI prints it.
+        let mut pv_lines = Vec::new();
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             searcher.search(&game.pos, &limits, stop, &mut |i: &SearchInfo| {
                 last = Some((i.score, i.depth, i.seldepth.max(i.depth), i.nodes));
+                if !i.pv.is_empty() && pv_lines.len() < MAX_PV_LINES {
+                    pv_lines.push(PvLine {
+                        line: karsinta_engine::uci::format_info(i),
+                        score: Some(engine_score(i.score)),
+                        bound: false,
+                        pv: i.pv.clone(),
+                    });
+                }
                 detail = SearchDetail {
                     nps: Some(i.nodes * 1000 / i.time_ms.max(1)),
                     hashfull: Some(i.hashfull),
@@ -305,6 +318,7 @@ impl Player for InProcessPlayer {
             nodes: Some(nodes),
             elapsed,
             detail,
+            pv_lines,
         })
     }
 

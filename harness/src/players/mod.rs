@@ -9,8 +9,9 @@
 //! orphans), `uci.rs`, `xboard.rs` and `inprocess.rs` (the three kinds of
 //! player), `names.rs` (what the protocols share), [`build`] (a git
 //! revision built into an engine binary, and its bench run),
-//! [`bench_output`] (the bench signature in an engine's output) and
-//! [`compliance`] (`karsinta check-engine`'s UCI report).
+//! [`bench_output`] (the bench signature in an engine's output),
+//! [`compliance`] (`karsinta check-engine`'s UCI report) and [`pv_check`]
+//! (the PV checks a match's referee and the report share).
 
 pub mod bench_output;
 pub mod build;
@@ -19,6 +20,7 @@ mod inprocess;
 mod names;
 mod player;
 mod process;
+pub mod pv_check;
 mod setup;
 mod uci;
 mod xboard;
@@ -27,7 +29,7 @@ pub use inprocess::{param_error_text, InProcessPlayer};
 pub use names::closest_name;
 pub use player::{
     fmt_secs, EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerKind,
-    PlayerSpec, SearchDetail,
+    PlayerSpec, PvLine, SearchDetail,
 };
 pub use process::{cpu_usage, kill_all_children, live_children, CpuUsage};
 pub use setup::{check_player, check_player_limit, check_player_setup, start_player};

@@ -107,6 +107,9 @@ pub struct EngineMove {
     pub elapsed: Duration,
     /// The rest of the last `info` (what fastchess's PGN fields show).
     pub detail: SearchDetail,
+    /// Every `info` line of the search that had a PV, in order: what the
+    /// referee checks ([`super::pv_check`]). Empty for xboard engines.
+    pub pv_lines: Vec<PvLine>,
 }
 
 /// What an engine's `info` lines said beyond score, depth and nodes: the
@@ -125,6 +128,56 @@ pub struct SearchDetail {
     pub time_ms: Option<u64>,
     /// The principal variation of the last line with a score, in UCI notation.
     pub pv: Vec<String>,
+}
+
+/// One `info` line that carries a PV, as the engine sent it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PvLine {
+    /// The line as sent (or, in-process, as the UCI front end would print it).
+    pub line: String,
+    /// Its score, from the mover's view, if it has one.
+    pub score: Option<EngineScore>,
+    /// The score is a `lowerbound` or `upperbound` (not checked as a mate).
+    pub bound: bool,
+    /// The moves after `pv`, in UCI notation.
+    pub pv: Vec<String>,
+}
+
+impl PvLine {
+    /// The PV of a UCI `info` line (`info` itself may be left off); `None`
+    /// when it has no `pv` or an empty one.
+    pub fn parse(line: &str) -> Option<PvLine> {
+        let mut tokens = line.split_ascii_whitespace().peekable();
+        if tokens.peek() == Some(&"info") {
+            tokens.next();
+        }
+        let (mut score, mut bound, mut pv) = (None, false, Vec::new());
+        while let Some(key) = tokens.next() {
+            match key {
+                "score" => {
+                    score = match (tokens.next(), tokens.next().and_then(|v| v.parse().ok())) {
+                        (Some("cp"), Some(v)) => Some(EngineScore::Cp(v)),
+                        (Some("mate"), Some(v)) => Some(EngineScore::Mate(v)),
+                        _ => None,
+                    }
+                }
+                "lowerbound" | "upperbound" => bound = true,
+                "pv" => {
+                    pv = tokens.by_ref().map(str::to_string).collect();
+                    break;
+                }
+                // The rest of the line is free text or other moves.
+                "string" | "refutation" | "currline" => break,
+                _ => {}
+            }
+        }
+        (!pv.is_empty()).then(|| PvLine {
+            line: line.trim().to_string(),
+            score,
+            bound,
+            pv,
+        })
+    }
 }
 
 /// Why a player failed. Each one ends the game (loss for that player) and

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::process::{EngineProcess, ReadError};
 use super::{
-    EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec, SearchDetail,
+    EngineError, EngineMove, EngineScore, MoveLimit, MoveRequest, Player, PlayerSpec, PvLine,
+    SearchDetail,
 };
 use crate::variant::Variant;
 
@@ -344,7 +345,10 @@ impl UciPlayer {
             };
             let mut tokens = line.split_ascii_whitespace();
             match tokens.next() {
-                Some("info") => info.update(tokens),
+                Some("info") => {
+                    info.update(tokens);
+                    info.keep_pv_line(line);
+                }
                 Some("bestmove") => {
                     let token = tokens.next().unwrap_or("");
                     if is_null_move(token) {
@@ -448,9 +452,22 @@ pub(crate) struct InfoSummary {
     pub seldepth: Option<u32>,
     pub nodes: Option<u64>,
     pub detail: SearchDetail,
+    /// The lines with a PV, for the referee (at most [`MAX_PV_LINES`]).
+    pub pv_lines: Vec<PvLine>,
 }
 
+/// Most `info` lines with a PV kept of one search (the first ones): an
+/// engine that floods its output cannot fill the memory with them.
+pub(crate) const MAX_PV_LINES: usize = 1024;
+
 impl InfoSummary {
+    /// Keep `line` (a whole `info` line) for the referee if it has a PV.
+    pub(crate) fn keep_pv_line(&mut self, line: &str) {
+        if self.pv_lines.len() < MAX_PV_LINES {
+            self.pv_lines.extend(PvLine::parse(line));
+        }
+    }
+
     /// Fold one `info` line (tokens after `info`) in. Depth, seldepth and
     /// the PV are taken only from lines with a score (finished iterations,
     /// not `currmove` reports); nodes, nps, hashfull, tbhits and time from
@@ -515,6 +532,7 @@ impl InfoSummary {
             nodes: self.nodes,
             elapsed,
             detail: self.detail,
+            pv_lines: self.pv_lines,
         }
     }
 }

@@ -127,6 +127,11 @@ pub struct Summary {
     pub pairings: Vec<PairingSummary>,
     /// The combined rating list, one line per engine.
     pub ratings: Vec<Rating>,
+    /// PV warnings per engine name, engines with none left out (absent
+    /// from `summary.json` when there are none): what `checks.strict`
+    /// turns into exit status 1.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub warnings: BTreeMap<String, u64>,
     /// Pairs of one win and one loss among `pentanomial`'s middle cell
     /// (for fastchess's WL/DD ratio; not in `summary.json`).
     #[serde(skip)]
@@ -262,6 +267,11 @@ impl Summary {
             sprt: tally.sprt(status),
             pairings,
             ratings: ratings(&names, tally),
+            warnings: tally
+                .warnings
+                .iter()
+                .map(|(&i, &n)| (names[i].clone(), n))
+                .collect(),
             win_loss_pairs: first.win_loss_pairs,
         }
     }
@@ -387,6 +397,18 @@ impl Summary {
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
         let _ = writeln!(s, "Ends  | {}", ends.join(", "));
+        if !self.warnings.is_empty() {
+            let per: Vec<String> = self
+                .warnings
+                .iter()
+                .map(|(name, n)| format!("{name} {n}"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "Warns | {} (PV warnings, in warnings.log)",
+                per.join(", ")
+            );
+        }
         if self.pairings.len() > 1 {
             let _ = writeln!(s, "Pairings (first engine's view):");
             for p in &self.pairings {

@@ -14,8 +14,15 @@ use crate::config::MatchConfig;
 /// left out too: the match does not read them.
 /// `epd` (where final positions are copied) does not shape anything the run
 /// folder holds.
-/// `output` only shapes what is printed.
-const RESUMABLE_KEYS: &[&str] = &["concurrency", "max_start_failures", "epd", "output"];
+/// `output` only shapes what is printed, `checks` what is warned about
+/// and the exit status.
+const RESUMABLE_KEYS: &[&str] = &[
+    "concurrency",
+    "max_start_failures",
+    "epd",
+    "output",
+    "checks",
+];
 
 /// Every value of the resolved config that decides the games, by key path
 /// (`engines[1].params.null_move_r`, `time_control`, `seed`, ...).

@@ -187,6 +187,7 @@ mod tests {
         let tc = "nodes=1".parse().unwrap();
         let g = GameRecord {
             time_controls: [tc; 2],
+            warnings: Vec::new(),
             white: "a".into(),
             black: "b".into(),
             start_fen: None,
@@ -222,6 +223,7 @@ mod tests {
         };
         let g = GameRecord {
             time_controls: [tc; 2],
+            warnings: Vec::new(),
             white: "a".into(),
             black: "b".into(),
             start_fen: None,

@@ -28,6 +28,14 @@ pub struct GameEntry {
     pub termination: Termination,
     /// Plies in the game, the opening's moves included.
     pub plies: u32,
+    /// PV warnings of White's engine and of Black's in the game
+    /// ([`crate::play::game::PvReport`]); absent in the ledger when none.
+    #[serde(default, skip_serializing_if = "no_warnings")]
+    pub warnings: [u32; 2],
+}
+
+fn no_warnings(w: &[u32; 2]) -> bool {
+    *w == [0, 0]
 }
 
 /// One finished game pair: the same opening with colours swapped; in the
@@ -51,6 +59,18 @@ pub struct PairEntry {
 }
 
 impl GameEntry {
+    /// PV warnings of the engine `engine` in this game.
+    pub fn warnings_of(&self, engine: usize) -> u32 {
+        let mut n = 0;
+        if engine == self.white {
+            n += self.warnings[0];
+        }
+        if engine == self.black {
+            n += self.warnings[1];
+        }
+        n
+    }
+
     /// Half points (0, 1 or 2) the engine `engine` scored in this game.
     pub fn half_points(&self, engine: usize) -> u32 {
         let white_half = match self.result {
@@ -195,6 +215,7 @@ mod tests {
             result,
             termination: Termination::Mate,
             plies: 40,
+            warnings: [0, 0],
         };
         PairEntry {
             pair,

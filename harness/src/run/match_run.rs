@@ -271,6 +271,9 @@ struct PairRecorder<'a> {
     pgn: PgnOptions,
     /// `-epdout`: each game's final position, added after its PGN.
     epd: Option<(File, PathBuf)>,
+    /// `warnings.log`: the PV warnings of the counted games, as fastchess
+    /// logs them; created with the first one.
+    warnings_path: PathBuf,
 }
 
 /// The `-epdout` file, emptied first when a new run asks for it.
@@ -309,6 +312,7 @@ impl<'a> PairRecorder<'a> {
             tags,
             pgn,
             epd,
+            warnings_path: out.join("warnings.log"),
         })
     }
 
@@ -342,7 +346,38 @@ impl<'a> PairRecorder<'a> {
         let (pairing, opening) = self.schedule.of(finished.job.pair);
         let e = finished.entry(pairing, self.with_openings.then_some(opening.id));
         ledger.append(&e)?;
+        self.log_warnings(finished)?;
         Ok(e)
+    }
+
+    /// The pair's PV warnings, each naming its game and move, appended to
+    /// `warnings.log` and printed on stderr (the match goes on).
+    fn log_warnings(&mut self, finished: &FinishedPair) -> Result<(), MatchError> {
+        let mut text = String::new();
+        for (i, g) in finished.games.iter().enumerate() {
+            let round = round_tag(finished.job.pair, i);
+            for w in &g.warnings {
+                let side = if w.side.is_white() { "White" } else { "Black" };
+                text.push_str(&format!(
+                    "game {round} ({} vs {}), ply {} ({side} to move):\n{}\n",
+                    g.white,
+                    g.black,
+                    w.ply + 1,
+                    g.warning_text(w)
+                ));
+            }
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        eprint!("{text}");
+        let path = &self.warnings_path;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(io_err(path))
     }
 }
 

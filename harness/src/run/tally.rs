@@ -185,6 +185,8 @@ pub struct Tally {
     /// The SPRT and its test of the first pairing's counts, updated with
     /// every pair until a bound is crossed (no pair is counted after that).
     sprt: Option<(SprtParams, SprtResult)>,
+    /// PV warnings per engine index (engines without any are absent).
+    pub warnings: BTreeMap<usize, u64>,
 }
 
 impl Tally {
@@ -196,6 +198,7 @@ impl Tally {
             pairs: 0,
             games: 0,
             counting: Counting::Pentanomial,
+            warnings: BTreeMap::new(),
             sprt: sprt.map(|s| {
                 let r = Self::test(&s, Counting::Pentanomial, &PairingTally::default());
                 (s, r)
@@ -248,6 +251,13 @@ impl Tally {
             return Some(d);
         }
         self.per_pairing[e.pairing].add(e, self.counting);
+        for g in &e.games {
+            for (engine, n) in [(g.white, g.warnings[0]), (g.black, g.warnings[1])] {
+                if n > 0 {
+                    *self.warnings.entry(engine).or_default() += u64::from(n);
+                }
+            }
+        }
         self.pairs += 1;
         self.games += e.games.len() as u64;
         if let Some((s, r)) = &mut self.sprt {
@@ -333,6 +343,7 @@ pub(crate) mod tests {
             result,
             termination: Termination::Mate,
             plies: 10,
+            warnings: [0, 0],
         };
         PairEntry {
             pair: 0,

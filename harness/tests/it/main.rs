@@ -23,6 +23,7 @@ mod odds;
 mod openings;
 mod players;
 mod process_tree;
+mod referee;
 mod spsa;
 mod stats_cli;
 mod suite;

@@ -13,6 +13,9 @@
 //! can reach the real engine over a pipe through a binary Cargo builds
 //! for the package under test.
 //!
+//! It can also report wrong PVs (`--mate-pv-after`, `--illegal-pv-after`)
+//! for the referee's PV checks.
+//!
 //! "After N" faults count the moves this process has answered: with
 //! `--crash-after 2` the third `go` crashes. A restarted process counts
 //! from zero again, which is how the tests see that a player restarted.
@@ -103,6 +106,13 @@ struct Args {
     /// Score reported in the `info` line before each move.
     #[arg(long, default_value_t = 12)]
     score_cp: i32,
+    /// Report `score mate 3` with a one-move PV (not the mate: an
+    /// incomplete mating PV) after N answered moves.
+    #[arg(long, value_name = "N")]
+    mate_pv_after: Option<u64>,
+    /// Report a PV whose second move is illegal (`a1a1`) after N answered moves.
+    #[arg(long, value_name = "N")]
+    illegal_pv_after: Option<u64>,
     /// Seed of the move choice (0: always the first legal move).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -240,10 +250,16 @@ fn run(args: &Args) -> io::Result<ExitCode> {
                 } else {
                     choose_move(&pos, args.seed)
                 };
+                let (score, pv) = if reached(args.mate_pv_after, answered) {
+                    ("mate 3".to_string(), mv.clone())
+                } else if reached(args.illegal_pv_after, answered) {
+                    (format!("cp {}", args.score_cp), format!("{mv} a1a1"))
+                } else {
+                    (format!("cp {}", args.score_cp), mv.clone())
+                };
                 // One write: a reader must not wait for more after `bestmove`.
                 let mut reply = format!(
-                    "info depth 1 seldepth 2 score cp {} nodes 1 time 0 pv {mv}\nbestmove {mv}\n",
-                    args.score_cp
+                    "info depth 1 seldepth 2 score {score} nodes 1 time 0 pv {pv}\nbestmove {mv}\n"
                 );
                 if args.trailing_info {
                     reply.push_str("info string search done\n");

@@ -248,6 +248,14 @@ fn finish(
         );
         std::process::exit(i32::from(crate::common::EXIT_INTERRUPTED));
     }
+    if cfg.strict && !summary.warnings.is_empty() {
+        let n: u64 = summary.warnings.values().sum();
+        eprintln!(
+            "strict: {n} PV warning(s) raised (see {}): exit status 1",
+            out_dir.join("warnings.log").display()
+        );
+        std::process::exit(1);
+    }
     Ok(())
 }
 
