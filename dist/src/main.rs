@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use karsinta_dist::db::{self, Db, DbError};
+use karsinta_dist::kinds::spsa_revision::TUNED;
 use karsinta_dist::kinds::TestKind;
 use karsinta_dist::revisions::create::RevisionRequest;
 use karsinta_dist::worker::{run_worker, WorkerOptions};
@@ -45,8 +46,8 @@ enum Cmd {
     /// Create a test from a match config (its `dist:` block sets batches and
     /// leases), an SPSA test from a `karsinta tune spsa` config, or a
     /// datagen test from a `karsinta datagen` config; with --repo, a test
-    /// of two git revisions that each worker builds (A/B with --dev/--base,
-    /// gate-style with --candidate/--baseline).
+    /// of git revisions that each worker builds (A/B with --dev/--base,
+    /// gate-style with --candidate/--baseline, SPSA of one with --rev).
     Create {
         /// The config (or --config FILE).
         config: Option<PathBuf>,
@@ -147,6 +148,10 @@ struct RevisionArgs {
     /// Dev revision (the first engine: figures are from its point of view).
     #[arg(long, value_name = "REV", requires = "repo")]
     dev: Option<String>,
+    /// An SPSA test of one revision (with a `karsinta tune spsa` config):
+    /// the revision whose build is tuned, its parameters set as UCI options.
+    #[arg(long, value_name = "REV", requires = "repo", conflicts_with_all = ["base", "dev", "baseline", "candidate"])]
+    rev: Option<String>,
     /// A gate-style test (`karsinta gate --baseline REV`): the baseline
     /// revision.
     #[arg(long, value_name = "REV", requires = "repo", conflicts_with_all = ["base", "dev"])]
@@ -173,7 +178,9 @@ impl RevisionArgs {
             return Ok(None);
         };
         let gate = self.candidate.is_some() || self.baseline.is_some();
-        let sides = if gate {
+        let sides = if let Some(rev) = &self.rev {
+            vec![(TUNED.into(), rev.clone())]
+        } else if gate {
             let (Some(c), Some(b)) = (&self.candidate, &self.baseline) else {
                 return Err(setup(
                     "--repo: give both --candidate REV and --baseline REV (a gate-style test)",
@@ -186,7 +193,8 @@ impl RevisionArgs {
         } else {
             let (Some(base), Some(dev)) = (&self.base, &self.dev) else {
                 return Err(setup(
-                    "--repo: give both --base REV and --dev REV (or --candidate and --baseline)",
+                    "--repo: give both --base REV and --dev REV (or --candidate and --baseline; \
+                     --rev REV for an SPSA test)",
                 ));
             };
             vec![("dev".into(), dev.clone()), ("base".into(), base.clone())]

@@ -25,7 +25,7 @@ use crate::pg::TempPg;
 use crate::support::{cli, wait};
 
 /// The bench the build config runs: quick, and still a signature.
-const BENCH: &str = "bench 4";
+pub(crate) const BENCH: &str = "bench 4";
 
 pub(crate) fn git(repo: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -73,15 +73,15 @@ fn bench_of(engine: &Path, params: &Path) -> u64 {
 
 /// The test repository: base (default parameters, no `Bench:` line) and
 /// dev (no SEE pruning, its bench in the commit message).
-struct Repo {
-    dir: PathBuf,
-    base: String,
-    dev: String,
-    base_bench: u64,
-    dev_bench: u64,
+pub(crate) struct Repo {
+    pub(crate) dir: PathBuf,
+    pub(crate) base: String,
+    pub(crate) dev: String,
+    pub(crate) base_bench: u64,
+    pub(crate) dev_bench: u64,
 }
 
-fn engine_repo(dir: &Path, engine: &Path) -> Repo {
+pub(crate) fn engine_repo(dir: &Path, engine: &Path) -> Repo {
     std::fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);
     // Each build appends its commit to <cache>/builds.log (the cache holds
@@ -192,7 +192,7 @@ pub(crate) fn worker_in(pg: &TempPg, home: &Path, extra: &[&str], env: &[(&str, 
     c.spawn().unwrap()
 }
 
-fn builds_logged(cache: &Path) -> Vec<String> {
+pub(crate) fn builds_logged(cache: &Path) -> Vec<String> {
     std::fs::read_to_string(cache.join("builds.log"))
         .unwrap_or_default()
         .lines()

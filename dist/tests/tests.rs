@@ -18,5 +18,6 @@ mod scale;
 mod shares;
 mod skips;
 mod spsa;
+mod spsa_revision;
 mod support;
 mod web;

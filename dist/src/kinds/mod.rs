@@ -4,6 +4,7 @@
 //!
 //! - [`match_test`]: a match config, its SPRT on the prefix pair by pair.
 //! - [`spsa`]: a `karsinta tune spsa` config, its updates in k order.
+//! - [`spsa_revision`]: SPSA tuning one git revision's build.
 //! - [`datagen`]: a `karsinta datagen` config, its duplicate filter in
 //!   game order.
 //! - [`test_kind`]: [`TestKind`], the dispatch over them.
@@ -11,6 +12,7 @@
 pub mod datagen;
 pub mod match_test;
 pub mod spsa;
+pub mod spsa_revision;
 pub mod test_kind;
 
 pub use datagen::DatagenTest;

@@ -12,6 +12,11 @@
 //! window, whatever the number of workers and the order results arrive.
 //! Thetas are stored as JSON numbers, which round-trip f64 bit-exactly
 //! (serde_json's `float_roundtrip`).
+//!
+//! An SPSA test of a git revision ([`crate::kinds::spsa_revision`]) tunes
+//! that commit's build, a UCI engine whose options are the parameters
+//! (both sides are the build, each pair's parameters set by `setoption`
+//! as `karsinta tune spsa` sets a UCI engine's).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -21,6 +26,7 @@ use std::sync::Arc;
 use karsinta_harness::config::{MatchConfig, RawConfig};
 use karsinta_harness::openings::Opening;
 use karsinta_harness::play::pairs::{FinishedPair, PairJob};
+use karsinta_harness::players::build::RawBuild;
 use karsinta_harness::tune::spsa::driver::{self, Counts, SpsaState};
 use karsinta_harness::tune::spsa::schedule::Schedule;
 use karsinta_harness::tune::spsa::session;
@@ -31,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use crate::db::{Db, DbError};
 use crate::queue::catalog::{insert_test, Kind, NewTest, Queueing, TestRow};
 use crate::queue::results::{batch_entries, PairResult};
+use crate::revisions::Revisions;
 use crate::settings::DistSettings;
 use crate::signature;
 
@@ -52,6 +59,12 @@ pub struct SpsaTest {
     pub openings: Vec<Arc<Opening>>,
     /// Pair `p` plays `openings[order[p % order.len()]]`.
     pub order: Vec<usize>,
+    /// The config's `build:` block, which `karsinta tune spsa` does not
+    /// read: only a test of a revision builds (and records it).
+    pub build: Option<RawBuild>,
+    /// For a test of a git revision, what each worker builds (the tuned
+    /// engine in `own` and `cfg` is then the creator's build).
+    pub revisions: Option<Revisions>,
 }
 
 fn invalid(e: impl std::fmt::Display) -> DbError {
@@ -67,8 +80,9 @@ impl SpsaTest {
         concurrency: Option<usize>,
         window: Option<u64>,
     ) -> Result<SpsaTest, DbError> {
+        let (text, build) = split_build(text, path)?;
         let (cfg, setup, own) =
-            session::load_config_text(text, path, concurrency).map_err(invalid)?;
+            session::load_config_text(&text, path, concurrency).map_err(invalid)?;
         let seed = setup.seed.unwrap_or(cfg.seed);
         let window = window.unwrap_or_else(|| setup.window_for(cfg.concurrency));
         let schedule = Schedule::new(&setup.params, setup.gains(setup.iterations));
@@ -82,6 +96,8 @@ impl SpsaTest {
             window,
             openings,
             order,
+            build,
+            revisions: None,
         })
     }
 
@@ -101,6 +117,10 @@ impl SpsaTest {
             Some(test.window_batches as u64),
         )
         .map_err(|e| DbError::Invalid(format!("test {}: stored config: {e}", test.name)))?;
+        let mut run = run;
+        if let Some(text) = &test.revisions {
+            run.revisions = Some(Revisions::parse(text, &test.name)?);
+        }
         if run.setup.iterations != test.batches as u64
             || u64::from(run.setup.pairs_per_iteration) != test.batch_pairs as u64
         {
@@ -139,8 +159,23 @@ impl SpsaTest {
         let window = u32::try_from(self.window).map_err(|_| {
             DbError::Invalid(format!("{path}: spsa.window: {} is too large", self.window))
         })?;
-        let (sigs, _) =
-            signature::signatures(&self.cfg.engines, dist.bench_depth).map_err(invalid)?;
+        // A revision carries its recorded bench; its build is made on the
+        // workers (and need not run here).
+        let sigs = match (&self.revisions, &self.build) {
+            (Some(r), _) => r.signatures(),
+            (None, Some(_)) => {
+                return Err(DbError::Invalid(format!(
+                    "{path}: build: only an SPSA test of a revision builds its engine \
+                     (karsinta-dist create --repo URL --rev REV)"
+                )))
+            }
+            (None, None) => {
+                signature::signatures(&self.cfg.engines, dist.bench_depth)
+                    .map_err(invalid)?
+                    .0
+            }
+        };
+        let revisions = self.revisions.as_ref().map(Revisions::to_json);
         let yaml = serde_yaml::to_string(&self.own).map_err(invalid)?;
         let yaml = format!("# Resolved by karsinta-dist create from {path}\n{yaml}");
         let start: Vec<f64> = self.setup.params.iter().map(|p| p.start).collect();
@@ -157,7 +192,7 @@ impl SpsaTest {
             signatures: &sigs,
             fixed_limit: crate::speed::is_fixed_limit(&self.cfg.settings.tc),
             queue,
-            revisions: None,
+            revisions: revisions.as_deref(),
         };
         db.run(|c| {
             let mut tx = c.transaction()?;
@@ -274,6 +309,22 @@ impl SpsaTest {
         }
         Ok(thetas)
     }
+}
+
+/// Config text without its `build:` block, and the block: `karsinta tune
+/// spsa` reads none, a test of a revision does. Text without one is kept
+/// as written (its errors keep their lines).
+fn split_build(text: &str, path: &Path) -> Result<(String, Option<RawBuild>), DbError> {
+    let Ok(serde_yaml::Value::Mapping(mut map)) = serde_yaml::from_str(text) else {
+        return Ok((text.to_string(), None));
+    };
+    let Some(block) = map.remove(karsinta_harness::run::ab::SECTION) else {
+        return Ok((text.to_string(), None));
+    };
+    let build = serde_yaml::from_value(block)
+        .map_err(|e| DbError::Invalid(format!("{}: build: {e}", path.display())))?;
+    let rest = serde_yaml::to_string(&map).map_err(invalid)?;
+    Ok((rest, Some(build)))
 }
 
 /// What a history row keeps besides theta: the iteration's result and what

@@ -71,39 +71,45 @@ impl TestKind {
         })
     }
 
-    /// The test of two git revisions built on the workers instead of the
-    /// config's first two engines (see [`crate::revisions`]): fetched,
-    /// resolved and benched here (`log` gets one line per step). A match
-    /// config only: SPSA on a revision is not supported yet.
+    /// The test of git revisions built on the workers instead of the
+    /// config's engines (see [`crate::revisions`]): fetched, resolved and
+    /// benched here (`log` gets one line per step). A match config plays
+    /// two revisions; an SPSA config tunes one.
     pub fn with_revisions(
         self,
         req: &RevisionRequest,
         interrupt: Option<&std::sync::atomic::AtomicBool>,
         log: &mut dyn FnMut(&str),
     ) -> Result<TestKind, DbError> {
-        if let TestKind::Datagen(_) = self {
-            return Err(DbError::Invalid(
-                "--repo: a datagen test of a revision is not supported (give a match config)"
+        match self {
+            TestKind::Datagen(_) => Err(DbError::Invalid(
+                "--repo: a datagen test of a revision is not supported (give a match or an \
+                 SPSA config)"
                     .into(),
-            ));
+            )),
+            TestKind::Spsa(s) => Ok(TestKind::Spsa(Box::new(
+                s.of_revision(req, interrupt, log)?,
+            ))),
+            TestKind::Match(_) if req.sides.len() != 2 => Err(DbError::Invalid(
+                "--rev: a test of one revision is an SPSA test (give a karsinta tune spsa \
+                 config); a match plays two: --base REV --dev REV"
+                    .into(),
+            )),
+            TestKind::Match(m) => {
+                let (cfg, rec) = resolve(&m.cfg, req, interrupt, log)?;
+                Ok(TestKind::Match(Box::new(MatchTest::of_revisions(
+                    &cfg, rec,
+                )?)))
+            }
         }
-        let TestKind::Match(m) = self else {
-            return Err(DbError::Invalid(
-                "--repo: an SPSA test of a revision is not supported yet (give a match config)"
-                    .into(),
-            ));
-        };
-        let (cfg, rec) = resolve(&m.cfg, req, interrupt, log)?;
-        Ok(TestKind::Match(Box::new(MatchTest::of_revisions(
-            &cfg, rec,
-        )?)))
     }
 
     /// The revisions each worker builds, for a test of revisions.
     pub fn revisions(&self) -> Option<&Revisions> {
         match self {
             TestKind::Match(m) => m.revisions.as_ref(),
-            TestKind::Spsa(_) | TestKind::Datagen(_) => None,
+            TestKind::Spsa(s) => s.revisions.as_ref(),
+            TestKind::Datagen(_) => None,
         }
     }
 

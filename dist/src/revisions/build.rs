@@ -2,27 +2,27 @@
 //! own cache (only when a commit is missing there), build each commit once
 //! into its build cache (reused by commit hash, as `karsinta ab` reuses
 //! them), bench each build and compare with the recorded signature. What
-//! comes out is the test's config with the engines replaced by this
-//! machine's builds; since the engines keep their names, options and
-//! order, the worker then plays the same games as any other.
+//! comes out is the engine entries of this machine's builds, which replace
+//! the test's (a match's two sides, an SPSA test's tuned engine); since
+//! they keep their names, options and order, the worker then plays the
+//! same games as any other.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use karsinta_harness::config::MatchConfig;
-use karsinta_harness::players::build::short;
+use karsinta_harness::config::RawEngine;
+use karsinta_harness::players::build::{short, BuildSettings};
 use karsinta_harness::run::ab::{Side, SidePreparer};
 
-use super::create::build_settings;
 use super::mirror::Mirror;
 use super::{bench_signature, Revisions};
 
 /// A test's revisions built and checked on this machine.
 #[derive(Debug)]
 pub struct Built {
-    /// The test's config with this machine's builds as its engines.
-    pub cfg: MatchConfig,
+    /// This machine's builds as engine entries, one per side in order.
+    pub engines: Vec<RawEngine>,
     /// The builds' signatures (the format of [`crate::signature`]), equal
     /// to the test's.
     pub signatures: String,
@@ -36,23 +36,30 @@ pub struct Built {
     pub reused: bool,
 }
 
-/// Build the revisions `rec` of the test whose stored config is `cfg`
-/// into the build cache `cache`, or say why this machine cannot play them
-/// (the reason a refusal records).
+/// Build the revisions `rec` of a test, whose stored engine entries are
+/// `templates` (one per side), with `settings` into the build cache
+/// `cache`, or say why this machine cannot play them (the reason a
+/// refusal records).
 pub fn build_here(
-    cfg: &MatchConfig,
+    settings: BuildSettings,
     rec: &Revisions,
+    templates: &[RawEngine],
     cache: &Path,
     interrupt: Option<&AtomicBool>,
     log: &mut dyn FnMut(&str),
 ) -> Result<Built, String> {
     let start = Instant::now();
-    let settings = build_settings(cfg, cache).map_err(|e| e.to_string())?;
     let mirror = Mirror::open(&rec.repo, cache).map_err(|e| e.to_string())?;
     let commits: Vec<&str> = rec.sides.iter().map(|s| s.commit.as_str()).collect();
     let fetched = mirror.ensure(&commits).map_err(|e| e.to_string())?;
     let mut preparer = SidePreparer::new(mirror.dir(), settings).with_interrupt(interrupt);
-    let templates = &cfg.resolved().engines;
+    if templates.len() < rec.sides.len() {
+        return Err(format!(
+            "the test's config has {} engines for {} revisions",
+            templates.len(),
+            rec.sides.len()
+        ));
+    }
     let (mut engines, mut found, mut differ) = (Vec::new(), Vec::new(), Vec::new());
     let (mut nps, mut reused) = (0, true);
     for (side, template) in rec.sides.iter().zip(templates) {
@@ -93,7 +100,6 @@ pub fn build_here(
             differ.join("; ")
         ));
     }
-    let cfg = cfg.with_engines(engines).map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     log(&format!(
         "{} built and benched in {seconds:.2} s ({}{})",
@@ -106,7 +112,7 @@ pub fn build_here(
         if reused { "builds reused" } else { "built" }
     ));
     Ok(Built {
-        cfg,
+        engines,
         signatures: serde_json::Value::Array(found).to_string(),
         nps,
         seconds,

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use karsinta_harness::config::{ConfigError, MatchConfig};
+use karsinta_harness::config::{ConfigError, MatchConfig, RawEngine};
 use karsinta_harness::players::build::{Build, BuildCache, BuildError, BuildSettings, RawBuild};
 use karsinta_harness::run::ab::{revision_engine, Side, SidePreparer, SECTION};
 use karsinta_harness::run::gate::{self, RawGate};
@@ -19,13 +19,14 @@ use karsinta_harness::run::gate::{self, RawGate};
 use super::mirror::{bench_from_message, normalize_url, Mirror};
 use super::{display_url, BenchSource, Gate, Revision, RevisionError, Revisions};
 
-/// What `create --repo URL --base REV --dev REV` asks for.
+/// What `create --repo URL --base REV --dev REV` (or `--rev REV`, an
+/// SPSA test of one revision) asks for.
 #[derive(Clone, Debug)]
 pub struct RevisionRequest {
     /// `--repo` as given (a URL or a local folder).
     pub repo: String,
     /// (role, revision) in engine order: `dev` (the first engine), then
-    /// `base`.
+    /// `base`; for an SPSA test the one side `tuned`.
     pub sides: Vec<(String, String)>,
     /// The creator's build cache (fetched repositories in `repos/`, builds
     /// by commit, as `karsinta ab` keeps them).
@@ -65,24 +66,47 @@ fn gate_config(
 }
 
 /// The build settings of `cfg`'s `build:` block (the one `karsinta ab`
-/// reads) with `cache` as the cache folder. A test of revisions needs a
-/// bench: it is what every worker's build is checked against.
+/// reads) with `cache` as the cache folder.
 pub fn build_settings(cfg: &MatchConfig, cache: &Path) -> Result<BuildSettings, RevisionError> {
     let raw: Option<RawBuild> = cfg
         .section(SECTION)
         .map_err(|e| RevisionError::Invalid(e.to_string()))?;
-    let base = cfg.path.parent().unwrap_or(Path::new("."));
+    settings_of(raw, &cfg.path, cache)
+}
+
+/// The build settings of the `build:` block `raw` of the config at `path`
+/// (relative paths from its folder) with `cache` as the cache folder. A
+/// test of revisions needs a bench: it is what every worker's build is
+/// checked against.
+pub fn settings_of(
+    raw: Option<RawBuild>,
+    path: &Path,
+    cache: &Path,
+) -> Result<BuildSettings, RevisionError> {
+    let base = path.parent().unwrap_or(Path::new("."));
     let mut s = BuildSettings::from_raw(&raw.unwrap_or_default(), base)
-        .map_err(|e| RevisionError::Invalid(format!("{}: {SECTION}: {e}", cfg.path.display())))?;
+        .map_err(|e| RevisionError::Invalid(format!("{}: {SECTION}: {e}", path.display())))?;
     if s.bench_args.is_empty() {
         return Err(RevisionError::Invalid(format!(
             "{}: build.bench: a fleet test of revisions needs a bench (every worker's build \
              is checked against it)",
-            cfg.path.display()
+            path.display()
         )));
     }
     s.cache_dir = Some(cache.to_path_buf());
     Ok(s)
+}
+
+/// The build settings every worker uses for test of revisions `rec`: its
+/// recorded `build:` block, else `section`, the one of its config at
+/// `path`, with `cache` as the cache folder.
+pub fn recorded_settings(
+    rec: &Revisions,
+    section: Option<RawBuild>,
+    path: &Path,
+    cache: &Path,
+) -> Result<BuildSettings, RevisionError> {
+    settings_of(rec.build.clone().or(section), path, cache)
 }
 
 /// A revision error that names the repository rather than the mirror.
@@ -105,13 +129,37 @@ pub fn resolve(
     log: &mut dyn FnMut(&str),
 ) -> Result<(MatchConfig, Revisions), RevisionError> {
     let settings = build_settings(cfg, &req.cache)?;
-    let url = normalize_url(&req.repo)?;
     let templates = &cfg.resolved().engines;
     if req.sides.len() != 2 || templates.len() < 2 {
         return Err(RevisionError::Invalid(
             "a test of revisions has two sides, dev and base".into(),
         ));
     }
+    let (engines, rec) = resolve_sides(&settings, req, templates, interrupt, log)?;
+    let played = cfg
+        .with_engines(engines)
+        .map_err(|e| RevisionError::Invalid(e.to_string()))?;
+    let (played, gate) = if req.gate {
+        let (played, g) = gate_config(played, log)?;
+        (played, Some(g))
+    } else {
+        (played, None)
+    };
+    Ok((played, Revisions { gate, ..rec }))
+}
+
+/// Fetch the repository, resolve every side of `req` to its commit and
+/// take its bench (the commit message's, else a build's here), each side
+/// played by the engine entry of its build made from its template (as
+/// `karsinta ab` makes them). The record has no gate and no `build:` block.
+pub fn resolve_sides(
+    settings: &BuildSettings,
+    req: &RevisionRequest,
+    templates: &[RawEngine],
+    interrupt: Option<&AtomicBool>,
+    log: &mut dyn FnMut(&str),
+) -> Result<(Vec<RawEngine>, Revisions), RevisionError> {
+    let url = normalize_url(&req.repo)?;
     log(&format!("fetching {}", display_url(&url)));
     let mirror = Mirror::open(&url, &req.cache)?;
     mirror.fetch()?;
@@ -143,25 +191,8 @@ pub fn resolve(
                 (build, n, BenchSource::CommitMessage)
             }
             None => {
-                let p = preparer
-                    .prepare(role, &Side::Rev(commit.clone()), template, log)
-                    .map_err(|e| RevisionError::Invalid(format!("{role}: {e}")))?;
-                let bench = match p.bench {
-                    Some(Ok(b)) => b.nodes,
-                    Some(Err(e)) => {
-                        return Err(RevisionError::Invalid(format!(
-                            "{role} ({rev} = {commit}): bench: {e}"
-                        )))
-                    }
-                    None => {
-                        return Err(RevisionError::Invalid(format!(
-                            "{role} ({rev} = {commit}): the bench was skipped"
-                        )))
-                    }
-                };
-                let build = p.build.ok_or_else(|| {
-                    RevisionError::Invalid(format!("{role}: a revision without a build"))
-                })?;
+                let (build, bench) =
+                    bench_here(&mut preparer, (role, rev), &commit, template, log)?;
                 (build, bench, BenchSource::CreatorBuild)
             }
         };
@@ -178,21 +209,44 @@ pub fn resolve(
             bench_from,
         });
     }
-    let played = cfg
-        .with_engines(engines)
-        .map_err(|e| RevisionError::Invalid(e.to_string()))?;
-    let (played, gate) = if req.gate {
-        let (played, g) = gate_config(played, log)?;
-        (played, Some(g))
-    } else {
-        (played, None)
-    };
     Ok((
-        played,
+        engines,
         Revisions {
             repo: url,
             sides,
-            gate,
+            gate: None,
+            build: None,
         },
     ))
+}
+
+/// Build `commit` (side `role`, given as `rev`) here and run its bench:
+/// the build and its node count.
+fn bench_here(
+    preparer: &mut SidePreparer<'_>,
+    (role, rev): (&str, &str),
+    commit: &str,
+    template: &RawEngine,
+    log: &mut dyn FnMut(&str),
+) -> Result<(Build, u64), RevisionError> {
+    let p = preparer
+        .prepare(role, &Side::Rev(commit.to_string()), template, log)
+        .map_err(|e| RevisionError::Invalid(format!("{role}: {e}")))?;
+    let bench = match p.bench {
+        Some(Ok(b)) => b.nodes,
+        Some(Err(e)) => {
+            return Err(RevisionError::Invalid(format!(
+                "{role} ({rev} = {commit}): bench: {e}"
+            )))
+        }
+        None => {
+            return Err(RevisionError::Invalid(format!(
+                "{role} ({rev} = {commit}): the bench was skipped"
+            )))
+        }
+    };
+    let build = p
+        .build
+        .ok_or_else(|| RevisionError::Invalid(format!("{role}: a revision without a build")))?;
+    Ok((build, bench))
 }

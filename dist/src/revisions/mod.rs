@@ -17,7 +17,10 @@
 //! A gate-style test (`--candidate REV --baseline REV`) is the same with
 //! `karsinta gate`'s roles, its default non-regression SPRT and its
 //! `gate.inconclusive` policy, so `status` can say what `karsinta gate`
-//! would exit with ([`Gate`]).
+//! would exit with ([`Gate`]). An SPSA test of one revision (`--rev REV`)
+//! has one side, `tuned`, whose build plays both SPSA sides with their
+//! parameters as UCI options; its `build:` block is kept in the record
+//! ([`Revisions::build`]), since a `karsinta tune spsa` config has none.
 //!
 //! - [`mirror`]: a repository fetched into a cache folder (any git URL).
 //! - [`create`]: the creator's side: resolve, bench, the played config.
@@ -29,7 +32,7 @@ pub mod build;
 pub mod create;
 pub mod mirror;
 
-use karsinta_harness::players::build::BuildError;
+use karsinta_harness::players::build::{BuildError, RawBuild};
 use karsinta_harness::run::gate::{InconclusivePolicy, Verdict};
 use karsinta_harness::stats::SprtDecision;
 use serde::{Deserialize, Serialize};
@@ -163,7 +166,7 @@ fn policy_word(p: InconclusivePolicy) -> &'static str {
 }
 
 /// What a test of revisions records (`dist_tests.revisions`, JSON).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Revisions {
     /// The repository workers fetch (a URL, or an absolute local path).
     pub repo: String,
@@ -173,6 +176,10 @@ pub struct Revisions {
     /// A gate-style test's policy (`None`: an A/B test).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
+    /// How to build and bench, for a test whose config keeps no `build:`
+    /// block (SPSA: `karsinta tune spsa` reads none); `None`: the config's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<RawBuild>,
 }
 
 impl Revisions {
@@ -262,6 +269,7 @@ mod tests {
                 side("base", "fedcba9876543210", 6),
             ],
             gate: None,
+            build: None,
         };
         assert_eq!(
             r.signatures(),

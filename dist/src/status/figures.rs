@@ -265,6 +265,9 @@ impl SpsaStatus {
             st.seed
         );
         out.push_str(&test.queue_line());
+        if let Some(r) = &self.kind.revisions {
+            out.push_str(&r.text());
+        }
         if let Some(r) = &test.stop_reason {
             out.push_str(&format!("stopped: {r}\n"));
         }

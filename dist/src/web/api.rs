@@ -200,6 +200,11 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
                 .zip(&s.state.theta)
                 .map(|(p, x)| json!({"name": p.name, "start": p.start, "min": p.min, "max": p.max, "value": x}))
                 .collect();
+            v["revisions"] = s
+                .kind
+                .revisions
+                .as_ref()
+                .map_or(Value::Null, revisions_json);
             v["workers"] = s.workers.iter().map(worker_json).collect();
             v["charts"] = json!({ "spsa": spsa_output::svg(params, &rows) });
         }

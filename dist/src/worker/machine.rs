@@ -11,6 +11,7 @@ use karsinta_harness::play::pairs::check_concurrency;
 use crate::kinds::{MatchTest, TestKind};
 use crate::queue::catalog::TestRow;
 use crate::revisions::build::{build_here, Built};
+use crate::revisions::create::recorded_settings;
 use crate::settings::DistSettings;
 use crate::signature;
 use crate::worker::options::WorkerOptions;
@@ -33,20 +34,40 @@ pub(super) struct Machine {
 /// Build a test's revisions here, if it has any: the kind with this
 /// machine's builds, and the builds (signatures, speed, time taken).
 fn with_builds(kind: TestKind, opts: &WorkerOptions) -> Result<(TestKind, Option<Built>), String> {
-    let TestKind::Match(m) = &kind else {
-        return Ok((kind, None));
-    };
-    let Some(rec) = &m.revisions else {
-        return Ok((kind, None));
-    };
     let interrupt: Option<&AtomicBool> = opts.stop.as_deref();
     let cache = opts.build_cache_dir();
     let mut log = |line: &str| opts.say(line);
-    let built = build_here(&m.cfg, rec, &cache, interrupt, &mut log)?;
-    let played = MatchTest::new(&built.cfg)
-        .map_err(|e| e.to_string())?
-        .with_revisions(rec.clone());
-    Ok((TestKind::Match(Box::new(played)), Some(built)))
+    match &kind {
+        TestKind::Match(m) => {
+            let Some(rec) = &m.revisions else {
+                return Ok((kind, None));
+            };
+            let section = m
+                .cfg
+                .section(karsinta_harness::run::ab::SECTION)
+                .map_err(|e| e.to_string())?;
+            let settings =
+                recorded_settings(rec, section, &m.cfg.path, &cache).map_err(|e| e.to_string())?;
+            let templates = &m.cfg.resolved().engines;
+            let built = build_here(settings, rec, templates, &cache, interrupt, &mut log)?;
+            let cfg = m
+                .cfg
+                .with_engines(built.engines.clone())
+                .map_err(|e| e.to_string())?;
+            let played = MatchTest::new(&cfg)
+                .map_err(|e| e.to_string())?
+                .with_revisions(rec.clone());
+            Ok((TestKind::Match(Box::new(played)), Some(built)))
+        }
+        TestKind::Spsa(s) => match s.built_here(&cache, interrupt, &mut log) {
+            None => Ok((kind, None)),
+            Some(r) => {
+                let (run, built) = r?;
+                Ok((TestKind::Spsa(Box::new(run)), Some(built)))
+            }
+        },
+        TestKind::Datagen(_) => Ok((kind, None)),
+    }
 }
 
 /// Refuse a test this machine would play differently (other engines or
