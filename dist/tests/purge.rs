@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use karsinta_dist::db::Db;
 use karsinta_dist::kinds::{MatchTest, TestKind};
-use karsinta_dist::queue::{self, Claim, FinishedBatch, NewWorker, PairResult, TestRow};
+use karsinta_dist::queue::{self, Claim, Completed, FinishedBatch, NewWorker, PairResult, TestRow};
 use karsinta_dist::status;
 use karsinta_harness::config::{MatchConfig, Overrides};
 use karsinta_harness::play::game::GameResult;
@@ -43,6 +43,9 @@ fn honest(n: u64) -> usize {
     [1, 2, 3, 2][(n % 4) as usize]
 }
 
+/// The `sprt:` line of [`write_config`]'s config.
+const DEFAULT_SPRT: &str = "sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }";
+
 struct Sim {
     worker: i64,
     /// Half points of each pair it reports.
@@ -63,9 +66,17 @@ impl Fixture {
 
     /// `auto_purge`: created with `--purge auto`.
     fn with_purge(pg: &TempPg, pairs: u64, sprt: bool, auto_purge: bool) -> Fixture {
+        Fixture::with_sprt(pg, pairs, sprt.then_some(DEFAULT_SPRT), auto_purge)
+    }
+
+    /// `sprt`: the config's `sprt:` line, if any.
+    fn with_sprt(pg: &TempPg, pairs: u64, sprt: Option<&str>, auto_purge: bool) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let path = write_config(dir.path(), "p", 2 * pairs, sprt, 3, 600);
-        let text = std::fs::read_to_string(&path).unwrap() + "  window_batches: 100000\n";
+        let path = write_config(dir.path(), "p", 2 * pairs, sprt.is_some(), 3, 600);
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace(DEFAULT_SPRT, sprt.unwrap_or(DEFAULT_SPRT))
+            + "  window_batches: 100000\n";
         std::fs::write(&path, text).unwrap();
         let blocks = karsinta_dist::settings::accepted_sections();
         let cfg = MatchConfig::load_with(&path, &Overrides::default(), &blocks).unwrap();
@@ -107,6 +118,12 @@ impl Fixture {
 
     /// One claim and completion by `s`; the claim's outcome.
     fn step(&mut self, s: &Sim) -> Claim {
+        self.step_completed(s).0
+    }
+
+    /// One claim and completion by `s`: the claim's outcome and, for a
+    /// batch, the completion's.
+    fn step_completed(&mut self, s: &Sim) -> (Claim, Option<Completed>) {
         let claim = self
             .db
             .run(|c| queue::claim(c, self.row.id, s.worker))
@@ -125,11 +142,13 @@ impl Fixture {
                 pairs: &pairs,
             };
             let (row, kind) = (&self.row, &self.kind);
-            self.db
+            let done = self
+                .db
                 .run(|c| queue::complete(c, row, kind, &batch))
                 .unwrap();
+            return (claim, Some(done));
         }
-        claim
+        (claim, None)
     }
 
     /// Rounds of one step per sim until none gets a batch.
@@ -351,7 +370,10 @@ fn a_test_created_with_purge_auto_purges_its_outlier_when_it_ends_and_plays_on()
     assert_eq!(rows[0].get::<_, i64>(0), cheat.worker);
     let reason: String = rows[0].get(1);
     assert!(
-        reason.starts_with(&format!("{}: residual", queue::purge::AUTO_REASON)),
+        reason.starts_with(&format!(
+            "{} (its last batch): residual",
+            queue::purge::AUTO_REASON
+        )),
         "{reason}"
     );
     assert_eq!(rows[0].get::<_, i32>(2), 20);
@@ -410,4 +432,115 @@ fn purge_auto_is_refused_for_an_spsa_test() {
     .output()
     .unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// An honest worker whose every batch (3 pairs) holds LD, DD, DW: with
+/// [`honest`]'s period of 4, two workers taking turns would see different
+/// mixes, which the residuals rightly flag.
+fn steady(n: u64) -> usize {
+    [1, 2, 3][(n % 3) as usize]
+}
+
+/// A worker whose every other pair is a double win: half its results
+/// made up.
+fn half_cheat(n: u64) -> usize {
+    if n.is_multiple_of(2) {
+        4
+    } else {
+        steady(n)
+    }
+}
+
+/// The SPRT's decision, its pairs and pentanomial where a test ended.
+fn outcome(st: &status::MatchStatus) -> (Option<&'static str>, u64, Pentanomial) {
+    (
+        st.test.decision.map(|d| d.as_str()),
+        st.tally.pairs,
+        st.tally.per_pairing[0].penta,
+    )
+}
+
+#[test]
+fn a_test_with_purge_auto_whose_sprt_decides_purges_its_outlier_in_that_completion() {
+    let Some(pg) = TempPg::start(10) else {
+        return;
+    };
+    // The honest fleet: two honest workers alone, on a cluster of its own.
+    let honest_pg = TempPg::start(10).expect("a second cluster where the first started");
+    let mut h = Fixture::with_purge(&honest_pg, 600, true, true);
+    let (ha, hb) = (h.sim("a", steady), h.sim("b", steady));
+    h.drain(&[&ha, &hb]);
+    let want = outcome(&h.status());
+    assert_eq!(
+        count(&mut honest_pg.client(), "SELECT count(*) FROM dist_purges"),
+        0
+    );
+
+    // With the half cheat, its double wins pass H1 well before the last
+    // batch; the completion whose SPRT decides purges it, so no moment
+    // shows the test stopped by that decision.
+    let mut f = Fixture::with_purge(&pg, 600, true, true);
+    let (a, b) = (f.sim("a", steady), f.sim("b", steady));
+    let cheat = f.sim("cheat", half_cheat);
+    let mut c = pg.client();
+    let mut purged_by = None;
+    'play: for _ in 0..f.row.batches {
+        for s in [&a, &b, &cheat] {
+            let (_, done) = f.step_completed(s);
+            let r = c
+                .query_one(
+                    "SELECT stopped, decision, stop_reason, prefix_batches,                      (SELECT count(*) FROM dist_purges) FROM dist_tests",
+                    &[],
+                )
+                .unwrap();
+            let (stopped, decision, reason): (bool, Option<String>, Option<String>) =
+                (r.get(0), r.get(1), r.get(2));
+            let (prefix, purges): (i32, i64) = (r.get(3), r.get(4));
+            if purges == 0 {
+                assert!(!stopped, "stopped without a purge: {reason:?}");
+                continue;
+            }
+            // That completion counted the batch and undid the decision.
+            assert_eq!(done, Some(Completed::Counted { decision: None }));
+            assert_eq!((stopped, decision, reason), (false, None, None));
+            assert!(
+                prefix < f.row.batches,
+                "the SPRT ended it, not the last batch"
+            );
+            purged_by = Some(prefix);
+            break 'play;
+        }
+    }
+    let prefix = purged_by.expect("the SPRT decided and the cheat was purged");
+    let rows = c
+        .query("SELECT worker_id, reason, batches FROM dist_purges", &[])
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].get::<_, i64>(0), cheat.worker);
+    let reason: String = rows[0].get(1);
+    let head = format!("{} (SPRT H1): residual", queue::purge::AUTO_REASON);
+    assert!(reason.starts_with(&head), "{reason}");
+    let moved = count(&mut c, "SELECT count(*) FROM dist_purged_pairs");
+    assert_eq!(moved, 3 * i64::from(rows[0].get::<_, i32>(2)));
+    let first: i32 = c
+        .query_one("SELECT min(batch) FROM dist_purged_pairs", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(prefix, first, "the prefix ends at the first purged batch");
+
+    // The test runs again: the cheat plays no more, the honest workers
+    // replay its batches, the test ends where the honest fleet's did and
+    // its second end purges no one.
+    assert_eq!(f.step(&cheat), Claim::Stopped);
+    f.drain(&[&a, &b]);
+    let st = f.status();
+    assert_eq!(outcome(&st), want, "{}", st.text());
+    assert!(fig_purged(&st, cheat.worker));
+    assert_eq!(count(&mut c, "SELECT count(*) FROM dist_purges"), 1);
+    assert!(
+        st.text()
+            .contains(&format!("purged: worker {}", cheat.worker)),
+        "{}",
+        st.text()
+    );
 }

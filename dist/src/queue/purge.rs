@@ -149,8 +149,10 @@ pub const AUTO_REASON: &str = "automatic purge at the test's end";
 /// on itself, inside that completion's transaction (holding the test's
 /// lock), so that a test ends once with its outliers purged or not at all.
 /// Each purge is recorded as a manual one is, its reason starting with
-/// [`AUTO_REASON`]; the SPRT's decision after it (`None`: the test runs
-/// again, its purged batches back in the queue).
+/// [`AUTO_REASON`] and what ended the test (`automatic purge at the test's
+/// end (SPRT H1): residual ...`, or `(its last batch)`); the SPRT's
+/// decision after it (`None`: the test runs again, its purged batches back
+/// in the queue).
 pub fn purge_at_end(
     tx: &mut Transaction<'_>,
     test: &TestRow,
@@ -158,9 +160,13 @@ pub fn purge_at_end(
     decision: Option<SprtDecision>,
 ) -> Result<Option<SprtDecision>, DbError> {
     let (figures, chi2) = crate::status::worker_figures(tx, test)?;
+    let ended_by = decision.map_or("its last batch".to_string(), |d| {
+        format!("SPRT {}", d.as_str())
+    });
     let mut decision = decision;
     for (w, why) in crate::status::bad_workers(&figures, chi2.as_ref()) {
-        decision = purge_locked(tx, test, kind, w, &format!("{AUTO_REASON}: {why}"))?.decision;
+        let reason = format!("{AUTO_REASON} ({ended_by}): {why}");
+        decision = purge_locked(tx, test, kind, w, &reason)?.decision;
     }
     Ok(decision)
 }
