@@ -240,7 +240,8 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   Accepted and ignored: -recover -autosaveinterval
   -resultformat -log -debug -site -use-affinity -show-latency -randomseed
 Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
-proto=inprocess runs the bundled engine in-process; its option.NAME are Hash, Threads and its parameters.
+proto=inprocess runs the bundled engine in-process; its option.NAME are Hash, Threads, SyzygyPath,
+  SyzygyProbeLimit and its parameters (-tb adjudicates only: give option.SyzygyPath= to search with tables).
 ";
 
 /// Does this argument list use fastchess-style flags (a single dash and a

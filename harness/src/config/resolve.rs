@@ -635,7 +635,8 @@ fn resolve_inprocess(
                 path,
                 key(&format!("options.{k}")),
                 format!(
-                    "{why} (an in-process engine accepts Hash, Threads (1 to 64) and its parameter names)"
+                    "{why} (an in-process engine accepts Hash, Threads (1 to 64), SyzygyPath, \
+                     SyzygyProbeLimit (0 to 7) and its parameter names)"
                 ),
             ));
         }

@@ -17,6 +17,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use karsinta_engine::params::ParamError;
+use karsinta_engine::search::tablebase::{Tablebases, PROBE_LIMIT_DEFAULT};
 use karsinta_engine::search::THREADS_MAX;
 use karsinta_engine::uci::HASH_DEFAULT_MB;
 use karsinta_engine::{Limits, Params, Position, Score, SearchInfo, Searcher};
@@ -36,7 +37,11 @@ pub fn param_error_text(e: &ParamError, options: bool) -> String {
     };
     let mut known: Vec<String> = Params::specs().iter().map(|s| s.name.clone()).collect();
     if options {
-        known.extend(["Hash".to_string(), "Threads".to_string()]);
+        known.extend(
+            ["Hash", "Threads", "SyzygyPath", "SyzygyProbeLimit"]
+                .into_iter()
+                .map(str::to_string),
+        );
     }
     match super::names::closest_name(name, &known) {
         Some(close) => format!("{e}; did you mean '{close}'?"),
@@ -53,6 +58,9 @@ pub struct InProcessPlayer {
     hash_mb: Option<usize>,
     /// Search threads (`Threads`).
     threads: usize,
+    /// The Syzygy tables of `SyzygyPath` (with `SyzygyProbeLimit`),
+    /// opened once and shared by every searcher this player builds.
+    tablebases: Option<Arc<Tablebases>>,
     /// `None` after a panic: rebuilt by the next `new_game`.
     searcher: Option<Searcher>,
     game: Option<GamePosition>,
@@ -69,7 +77,10 @@ struct GamePosition {
 impl InProcessPlayer {
     /// A player searching with `params`. `options` are UCI-style
     /// `(name, value)` pairs: `Hash` (MB, default as over UCI), `Threads`
-    /// (1 to [`THREADS_MAX`], Lazy SMP) or any parameter of the table, applied on top of `params`.
+    /// (1 to [`THREADS_MAX`], Lazy SMP), `SyzygyPath` and `SyzygyProbeLimit`
+    /// (as `karsinta-engine` reads them over UCI; a path that cannot be
+    /// used is an error naming the player and the folder) or any parameter
+    /// of the table, applied on top of `params`.
     pub fn new(
         name: String,
         mut params: Params,
@@ -77,6 +88,8 @@ impl InProcessPlayer {
     ) -> Result<Self, EngineError> {
         let mut hash_mb = None;
         let mut threads = 1;
+        let mut syzygy: Option<&str> = None;
+        let mut probe_limit = PROBE_LIMIT_DEFAULT;
         for (key, value) in options {
             let bad = |why: String| EngineError::Start(format!("option {key}={value}: {why}"));
             if key.eq_ignore_ascii_case("hash") {
@@ -90,18 +103,37 @@ impl InProcessPlayer {
                     Ok(n) if (1..=THREADS_MAX).contains(&n) => n,
                     _ => return Err(bad(format!("not a thread count from 1 to {THREADS_MAX}"))),
                 };
+            } else if key.eq_ignore_ascii_case("SyzygyPath") {
+                // As over UCI: `<empty>` (the option's default) is none.
+                syzygy = Some(value.as_str()).filter(|v| !v.is_empty() && *v != "<empty>");
+            } else if key.eq_ignore_ascii_case("SyzygyProbeLimit") {
+                probe_limit = match value.trim().parse::<u32>() {
+                    Ok(n) if n <= 7 => n,
+                    _ => return Err(bad("not a piece count from 0 to 7".into())),
+                };
             } else {
                 params
                     .set_by_name(key, value)
                     .map_err(|e| bad(param_error_text(&e, true)))?;
             }
         }
+        let tablebases = match syzygy {
+            None => None,
+            Some(path) => {
+                let mut tb = Tablebases::open(path).map_err(|e| {
+                    EngineError::Start(format!("engine '{name}': option SyzygyPath={path}: {e}"))
+                })?;
+                tb.set_probe_limit(probe_limit);
+                Some(Arc::new(tb))
+            }
+        };
         Ok(InProcessPlayer {
             name,
             base: params.clone(),
             params,
             hash_mb,
             threads,
+            tablebases,
             searcher: None,
             game: None,
             watchdog: Watchdog::default(),
@@ -114,6 +146,7 @@ impl InProcessPlayer {
         searcher.set_hash_mb(self.hash_mb.unwrap_or(HASH_DEFAULT_MB));
         // Lazy SMP: more than one thread is not deterministic at fixed nodes.
         searcher.set_threads(self.threads);
+        searcher.set_tablebases(self.tablebases.clone());
         searcher
     }
 

@@ -276,3 +276,90 @@ print(json.dumps(counts))
     // The 3-piece starts are all decided by the tables after one move.
     assert!(adjudicated >= 8, "{counts}");
 }
+
+/// KP v K with the opposition: only Kd6 and Kf6 keep the win (python-chess's
+/// `chess.syzygy` agrees; the engine's own unit test checks the same).
+const KPK: &str = "4k3/8/4K3/4P3/8/8/8/8 w - - 0 1";
+
+fn in_process_reply(options: &[(&str, &str)]) -> karsinta_harness::players::EngineMove {
+    use karsinta_harness::players::{InProcessPlayer, MoveLimit, MoveRequest, Player};
+    let options: Vec<(String, String)> = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut p =
+        InProcessPlayer::new("tb".into(), karsinta_engine::Params::default(), &options).unwrap();
+    p.new_game().unwrap();
+    p.go(&MoveRequest {
+        start_fen: Some(KPK),
+        moves: &[],
+        variant: karsinta_harness::variant::Variant::Standard,
+        limit: MoveLimit::Nodes(3000),
+        deadline: std::time::Duration::from_secs(60),
+    })
+    .unwrap()
+}
+
+/// `SyzygyPath` (and `SyzygyProbeLimit`) of an in-process player: its
+/// search probes the tables as `karsinta-engine` over UCI does; without
+/// the option it probes nothing.
+#[test]
+fn in_process_players_probe_the_tables_of_their_syzygy_path() {
+    let path = tables().display().to_string();
+    let with = in_process_reply(&[("SyzygyPath", &path)]);
+    assert!(with.detail.tbhits.unwrap_or(0) > 0, "{:?}", with.detail);
+    assert!(
+        ["e6d6", "e6f6"].contains(&with.uci.as_str()),
+        "{}",
+        with.uci
+    );
+    // Below the material: no probe, as over UCI.
+    let limited = in_process_reply(&[("SyzygyPath", &path), ("SyzygyProbeLimit", "2")]);
+    assert_eq!(limited.detail.tbhits, Some(0));
+    let without = in_process_reply(&[]);
+    assert_eq!(without.detail.tbhits, Some(0));
+    // `<empty>`, the UCI option's default, is no tables.
+    let empty = in_process_reply(&[("SyzygyPath", "<empty>")]);
+    assert_eq!(empty.detail.tbhits, Some(0));
+    assert_eq!((empty.uci, empty.nodes), (without.uci, without.nodes));
+}
+
+/// A `SyzygyPath` that cannot be used is a config error naming the engine,
+/// the key and the folder, before any game; so is a bad probe limit.
+#[test]
+fn a_bad_syzygy_path_of_an_in_process_player_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let load = |options: &str| {
+        let text = format!(
+            "engines:
+  - {{ name: tb, type: inprocess, options: {{ {options} }} }}
+  - {{ name: plain, type: inprocess }}
+games: 2
+time_control: nodes=100
+"
+        );
+        let path = dir.path().join("tb.yaml");
+        std::fs::write(&path, text).unwrap();
+        karsinta_harness::config::MatchConfig::load(&path, &Overrides::default())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let err = load("SyzygyPath: /no/such/tables").unwrap_err();
+    for part in [
+        "engines[0].options.SyzygyPath",
+        "engine 'tb'",
+        "/no/such/tables: no such folder",
+    ] {
+        assert!(err.contains(part), "{err}");
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let err = load(&format!("SyzygyPath: {}", empty.path().display())).unwrap_err();
+    assert!(err.contains("no Syzygy tables"), "{err}");
+    let err = load("SyzygyProbeLimit: 9").unwrap_err();
+    assert!(
+        err.contains("engines[0].options.SyzygyProbeLimit") && err.contains("0 to 7"),
+        "{err}"
+    );
+    let good = format!("SyzygyPath: {}, SyzygyProbeLimit: 3", tables().display());
+    assert_eq!(load(&good), Ok(()));
+}
