@@ -11,6 +11,12 @@
 //! tool's result lines (the config's `output:`); flags that only shape
 //! fastchess's logging (`-log`, `-autosaveinterval`, ...) are accepted and
 //! reported as ignored. Relies on [`crate::config`] for everything after translation.
+//!
+//! Installed under another tool's name (a link or copy of `karsinta`
+//! named `cutechess-cli`, `cutechess-ob` or `fastchess`), the binary reads
+//! that tool's command lines with that tool's meaning and prints its
+//! output ([`Dialect::from_program`]), so a worker that runs the tool by
+//! name (OpenBench's runs `./cutechess-ob`) runs Karsinta unchanged.
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +65,47 @@ fn unsupported(flag: &str, reason: impl Into<String>) -> FlagError {
     FlagError::Unsupported {
         flag: flag.to_string(),
         reason: reason.into(),
+    }
+}
+
+/// Whose meaning the flags have where fastchess and cutechess-cli differ:
+/// how `-games`, `-repeat` and `-rounds` make the schedule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// fastchess: `-repeat` is `-games 2`, `-games` (1 or 2) is the games
+    /// per opening, `-rounds` (default 2) the rounds; more than 2 games
+    /// per round swap with the rounds.
+    #[default]
+    Fastchess,
+    /// cutechess-cli: `-games N` is the games of each encounter per round
+    /// (default 1), `-repeat` plays each opening twice, `-rounds` (default
+    /// 1) multiplies the rounds.
+    Cutechess,
+}
+
+impl Dialect {
+    /// The tool a program name stands for, when `karsinta` is installed
+    /// under that tool's name: `cutechess-cli`, `cutechess-ob`
+    /// (OpenBench's build) or `fastchess` (`fast-chess`), with or without
+    /// `.exe`; `None` for any other name.
+    pub fn from_program(path: &str) -> Option<Dialect> {
+        let name = Path::new(path).file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name.strip_suffix(".exe").unwrap_or(&name);
+        if name.starts_with("cutechess") {
+            Some(Dialect::Cutechess)
+        } else if name == "fastchess" || name == "fast-chess" {
+            Some(Dialect::Fastchess)
+        } else {
+            None
+        }
+    }
+
+    /// That tool's own result text (`output.format` when the line sets none).
+    fn output(self) -> OutputFormat {
+        match self {
+            Dialect::Fastchess => OutputFormat::Fastchess,
+            Dialect::Cutechess => OutputFormat::Cutechess,
+        }
     }
 }
 
@@ -240,6 +287,8 @@ karsinta match also reads fastchess / cutechess-cli flags (fastchess's meaning w
   Accepted and ignored: -recover -autosaveinterval
   -resultformat -log -debug -site -use-affinity -show-latency -randomseed
 Karsinta's own flags on the same line: --out DIR --quiet --json --json-lines --print-config
+Installed as cutechess-cli / cutechess-ob / fastchess (a link named so): that tool's line without
+  `match`, its -games/-repeat/-rounds meaning and its result lines (Started/Finished game, Score of).
 proto=inprocess runs the bundled engine in-process; its option.NAME are Hash, Threads, SyzygyPath,
   SyzygyProbeLimit and its parameters (-tb adjudicates only: give option.SyzygyPath= to search with tables).
 ";
@@ -454,8 +503,24 @@ struct Gathered {
 }
 
 /// Translate a fastchess / cutechess-cli argument list (without the
-/// program name and `match`).
+/// program name and `match`) with fastchess's meaning, for `karsinta
+/// match`, whose result text stays Karsinta's unless `-output` says.
 pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
+    translate_with(args, Dialect::Fastchess, None)
+}
+
+/// Translate the argument list of `karsinta` installed as `tool`: that
+/// tool's meaning and, unless `-output format=` says otherwise, its result
+/// text.
+pub fn translate_as(args: &[String], tool: Dialect) -> Result<Translation, FlagError> {
+    translate_with(args, tool, Some(tool.output()))
+}
+
+fn translate_with(
+    args: &[String],
+    dialect: Dialect,
+    output: Option<OutputFormat>,
+) -> Result<Translation, FlagError> {
     let mut g = Gathered::default();
     for group in &split_groups(args)? {
         g.take(group)?;
@@ -470,8 +535,15 @@ pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
     if let Some(m) = common_margin(&limits)? {
         g.raw.time_margin_ms = Some(parse_num("-each", "timemargin", &m)?);
     }
-    let (per_round, rounds, note) = games_and_rounds(&g)?;
+    let (per_round, rounds, note) = match dialect {
+        Dialect::Fastchess => games_and_rounds(&g)?,
+        Dialect::Cutechess => cutechess_games(&g)?,
+    };
     g.t.notes.extend(note);
+    if let Some(format) = output {
+        let o = g.raw.output.get_or_insert_with(RawOutput::default);
+        o.format.get_or_insert(format);
+    }
     let mut raw = g.raw;
     raw.games = Some(rounds * per_round);
     if per_round == 1 {
@@ -1117,9 +1189,15 @@ fn engine_from_keys(
         (_, None) => return Err(invalid(flag, format!("engine {} needs cmd=", i + 1))),
         (_, Some(c)) => {
             // A path stays a path wherever a printed config is saved; a
-            // bare name is looked up in PATH as fastchess does.
+            // bare name is looked up in PATH as fastchess does. Both tools
+            // start the engine in its `dir=`, so a relative path is taken
+            // from there (OpenBench: `dir=Engines/ cmd=./dev`).
             if c.contains('/') {
-                engine.cmd = Some(absolute(c));
+                let within = engine.dir.as_deref().filter(|_| Path::new(c).is_relative());
+                engine.cmd = Some(match within {
+                    Some(dir) => Path::new(dir).join(c).display().to_string(),
+                    None => absolute(c),
+                });
             }
         }
     }
@@ -1228,6 +1306,42 @@ fn games_and_rounds(g: &Gathered) -> Result<(u64, u64, Option<String>), FlagErro
     Ok((rounds, per_round, Some(note)))
 }
 
+/// Games per opening and units, read as cutechess-cli reads `-games N`
+/// (the games of each encounter per round, default 1), `-repeat [2]`
+/// (each opening played twice, by both colour orders) and `-rounds R`
+/// (default 1): `R * N` games, in pairs from one opening with `-repeat`.
+fn cutechess_games(g: &Gathered) -> Result<(u64, u64, Option<String>), FlagError> {
+    let games = g.games.unwrap_or(1);
+    let rounds = g.rounds.unwrap_or(1);
+    if games == 0 {
+        return Err(invalid("-games", "must be at least 1"));
+    }
+    if rounds == 0 {
+        return Err(invalid("-rounds", "must be at least 1"));
+    }
+    let per_opening = match g.repeat {
+        None => 1,
+        Some(None | Some(2)) => 2,
+        Some(Some(1)) => 1,
+        Some(Some(n)) => {
+            return Err(unsupported(
+                "-repeat",
+                format!("-repeat {n}: at most 2 games per opening"),
+            ))
+        }
+    };
+    if per_opening == 2 && !games.is_multiple_of(2) {
+        return Err(unsupported(
+            "-games",
+            format!(
+                "-games {games} -repeat: an odd number of games leaves an opening played once; \
+                 give an even -games"
+            ),
+        ));
+    }
+    Ok((per_opening, rounds * games / per_opening, None))
+}
+
 /// `A-vs-B` for a match, `FIRST-N` for more engines.
 fn default_name(engines: &[RawEngine]) -> String {
     let n: Vec<&str> = engines.iter().map(|e| e.name.as_str()).collect();
@@ -1255,6 +1369,101 @@ mod tests {
 
     fn tr(line: &str) -> Result<Translation, FlagError> {
         translate(&argv(line))
+    }
+
+    /// Installed under another tool's name, the schedule and the result
+    /// text are that tool's: cutechess-cli's `-games N` is N games of each
+    /// encounter per round, `-repeat` plays each opening twice, `-rounds`
+    /// multiplies; fastchess's name keeps fastchess's reading and prints
+    /// fastchess's lines; `-output format=` still wins.
+    #[test]
+    fn program_names_choose_the_tool_and_its_schedule() {
+        assert_eq!(
+            Dialect::from_program("/w/Client/cutechess-ob"),
+            Some(Dialect::Cutechess)
+        );
+        assert_eq!(
+            Dialect::from_program("cutechess-cli.exe"),
+            Some(Dialect::Cutechess)
+        );
+        assert_eq!(
+            Dialect::from_program("./fastchess"),
+            Some(Dialect::Fastchess)
+        );
+        assert_eq!(
+            Dialect::from_program("fast-chess"),
+            Some(Dialect::Fastchess)
+        );
+        assert_eq!(Dialect::from_program("/usr/bin/karsinta"), None);
+        let engines = "-engine cmd=a name=a -engine cmd=b name=b -each nodes=100";
+        let cute =
+            |rest: &str| translate_as(&argv(&format!("{engines} {rest}")), Dialect::Cutechess);
+        let schedule = |t: &Translation| {
+            let c = &t.config;
+            (
+                c.games,
+                c.colours.as_ref().and_then(|c| c.games_per_opening),
+                c.output.clone(),
+            )
+        };
+        let out = |f| {
+            Some(RawOutput {
+                format: Some(f),
+                ..RawOutput::default()
+            })
+        };
+        assert_eq!(
+            schedule(&cute("-repeat -games 16").unwrap()),
+            (Some(16), None, out(OutputFormat::Cutechess))
+        );
+        assert_eq!(
+            schedule(&cute("-games 3 -rounds 2").unwrap()),
+            (Some(6), Some(1), out(OutputFormat::Cutechess))
+        );
+        assert_eq!(schedule(&cute("").unwrap()).0, Some(1));
+        assert_eq!(
+            schedule(&cute("-games 2 -repeat -rounds 5 -output format=fastchess").unwrap()),
+            (Some(10), None, out(OutputFormat::Fastchess))
+        );
+        let e = cute("-games 3 -repeat").unwrap_err().to_string();
+        assert!(e.contains("-games 3 -repeat: an odd number"), "{e}");
+        let e = cute("-repeat 3 -games 6").unwrap_err().to_string();
+        assert!(e.contains("-repeat 3: at most 2"), "{e}");
+        // fastchess's reading of -games 8: swapped with the rounds (8
+        // rounds of one game), and its lines.
+        let fast = translate_as(
+            &argv(&format!("{engines} -games 8 -rounds 1")),
+            Dialect::Fastchess,
+        )
+        .unwrap();
+        assert_eq!(
+            schedule(&fast),
+            (Some(8), Some(1), out(OutputFormat::Fastchess))
+        );
+        // `karsinta match` itself keeps Karsinta's block and still refuses
+        // the ambiguous line.
+        assert!(tr(&format!("{engines} -rounds 2"))
+            .unwrap()
+            .config
+            .output
+            .is_none());
+        assert!(tr(&format!("{engines} -games 8 -repeat")).is_err());
+    }
+
+    /// Both tools start an engine in its `dir=`: a relative `cmd=` path is
+    /// taken from there, a bare name is looked up in PATH.
+    #[test]
+    fn a_relative_cmd_is_taken_from_the_engine_dir() {
+        let t = tr(
+            "-engine dir=/opt/ob/Engines/ cmd=./dev name=dev -engine cmd=stockfish dir=/x \
+                    -each nodes=10 -rounds 1",
+        )
+        .unwrap();
+        assert_eq!(
+            t.config.engines[0].cmd.as_deref(),
+            Some("/opt/ob/Engines/./dev")
+        );
+        assert_eq!(t.config.engines[1].cmd.as_deref(), Some("stockfish"));
     }
 
     #[test]

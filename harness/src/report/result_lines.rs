@@ -16,7 +16,9 @@ use statrs::function::erf::erf;
 use super::summary::Summary;
 use crate::config::{MatchConfig, OutputFormat, OutputStyle};
 use crate::play::clock::{TimeControl, Timed};
+use crate::play::game::{GameResult, Termination};
 use crate::players::{fmt_secs, PlayerSpec};
+use crate::run::ledger::{GameEntry, PairEntry};
 use crate::run::tally::RunStatus;
 use crate::stats::{EloModel, Pentanomial, SprtParams, Trinomial};
 
@@ -206,6 +208,11 @@ pub struct ResultLines {
     sprt: Option<SprtParams>,
     /// Units (pairs, or games) counted when the last block was printed.
     last_units: u64,
+    /// Games of one unit (`colours.games_per_opening`): fastchess's game
+    /// id of a unit's game `k` is `unit * games_per_opening + k + 1`.
+    games_per_opening: u64,
+    /// Games of each pairing (`games`).
+    games_per_pairing: u64,
 }
 
 impl ResultLines {
@@ -246,7 +253,38 @@ impl ResultLines {
             matchup,
             sprt: cfg.sprt,
             last_units: 0,
+            games_per_opening: u64::from(cfg.colours.games_per_opening),
+            games_per_pairing: cfg.games,
         }
+    }
+
+    /// The per-game lines of the counted unit `entry`, as both tools print
+    /// them (`Started game 3 of 400 (dev vs base)`, `Finished game 3 (dev
+    /// vs base): 1-0 {White mates}`), numbered by fastchess's game ids; the
+    /// OpenBench and fishtest workers and many scripts count games and
+    /// pair them into pentanomial cells from the `Finished game` lines.
+    /// Karsinta reports a unit once it is in the ledger, so both lines of
+    /// each of its games come then, in playing order. `pairings` is the
+    /// run's number of pairings (the total counts every pairing's games).
+    pub fn game_lines(&self, entry: &PairEntry, pairings: usize) -> String {
+        let mut out = String::new();
+        if self.style.format == OutputFormat::Karsinta {
+            return out;
+        }
+        let total = self.games_per_pairing * pairings as u64;
+        let name = |e: usize| self.names.get(e).map_or("?", String::as_str);
+        for (k, g) in entry.games.iter().enumerate() {
+            let id = entry.pair * self.games_per_opening + k as u64 + 1;
+            let (w, b) = (name(g.white), name(g.black));
+            let _ = writeln!(out, "Started game {id} of {total} ({w} vs {b})");
+            let _ = writeln!(
+                out,
+                "Finished game {id} ({w} vs {b}): {} {{{}}}",
+                g.result.pgn(),
+                annotation(g)
+            );
+        }
+        out
     }
 
     /// What is due after the pair (or single game) `games` of pairing
@@ -609,9 +647,172 @@ fn engine_counts(s: &Summary, e: usize) -> Counts {
     c
 }
 
+/// fastchess's annotation of a finished game (`match.hpp`'s messages),
+/// from what the ledger keeps: the termination and the result. The
+/// details of Karsinta's own PGN comment (the overrun of a time loss, the
+/// illegal move) are left out, as fastchess leaves them out of this line.
+fn annotation(g: &GameEntry) -> String {
+    let winner = match g.result {
+        GameResult::WhiteWins => Some("White"),
+        GameResult::BlackWins => Some("Black"),
+        GameResult::Draw => None,
+    };
+    let loser = match g.result {
+        GameResult::WhiteWins => "Black",
+        _ => "White",
+    };
+    let text = match (g.termination, winner) {
+        (Termination::Mate, Some(w)) => return format!("{w} mates"),
+        (Termination::Stalemate, _) => "Draw by stalemate",
+        (Termination::Repetition, _) => "Draw by 3-fold repetition",
+        (Termination::FiftyMoves, _) => "Draw by fifty moves rule",
+        (Termination::InsufficientMaterial, _) => "Draw by insufficient mating material",
+        (Termination::Tablebase, Some(w)) => return format!("{w} wins by adjudication: SyzygyTB"),
+        (Termination::Tablebase, None) => "Draw by adjudication: SyzygyTB",
+        (Termination::AdjudicationResign, Some(w)) => return format!("{w} wins by adjudication"),
+        (Termination::Resignation, Some(_)) => return format!("{loser} resigns"),
+        (Termination::TimeForfeit, Some(_)) => return format!("{loser} loses on time"),
+        (Termination::TimeForfeit, None) => "Draw by timeout vs insufficient material",
+        (Termination::Stall, Some(_)) => return format!("{loser}'s connection stalls"),
+        (Termination::Crash, Some(_)) => return format!("{loser} disconnects"),
+        (Termination::IllegalMove | Termination::ProtocolError, Some(_)) => {
+            return format!("{loser} makes an illegal move")
+        }
+        // Draws by adjudication or the move limit; a decisive result
+        // under a drawing termination cannot occur.
+        _ => "Draw by adjudication",
+    };
+    text.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both lines of every game of a unit, with fastchess's game ids (a
+    /// unit's games are `pair * games_per_opening + k + 1`), White first,
+    /// and fastchess's annotation for each way a game ends.
+    #[test]
+    fn per_game_lines_number_and_annotate_as_fastchess() {
+        let lines = ResultLines {
+            style: OutputStyle {
+                format: OutputFormat::Cutechess,
+                ..OutputStyle::default()
+            },
+            names: vec!["dev".into(), "base".into()],
+            matchup: String::new(),
+            sprt: None,
+            last_units: 0,
+            games_per_opening: 2,
+            games_per_pairing: 8,
+        };
+        let game = |white, result, termination| GameEntry {
+            white,
+            black: 1 - white,
+            result,
+            termination,
+            plies: 40,
+            warnings: [0, 0],
+        };
+        let entry = PairEntry {
+            pair: 2,
+            pairing: 0,
+            first: 0,
+            second: 1,
+            opening: Some(2),
+            games: vec![
+                game(0, GameResult::BlackWins, Termination::Mate),
+                game(1, GameResult::WhiteWins, Termination::TimeForfeit),
+            ],
+        };
+        assert_eq!(
+            lines.game_lines(&entry, 1),
+            "Started game 5 of 8 (dev vs base)\n\
+             Finished game 5 (dev vs base): 0-1 {Black mates}\n\
+             Started game 6 of 8 (base vs dev)\n\
+             Finished game 6 (base vs dev): 1-0 {Black loses on time}\n"
+        );
+        let cases = [
+            (
+                GameResult::Draw,
+                Termination::Repetition,
+                "Draw by 3-fold repetition",
+            ),
+            (
+                GameResult::Draw,
+                Termination::FiftyMoves,
+                "Draw by fifty moves rule",
+            ),
+            (
+                GameResult::Draw,
+                Termination::Stalemate,
+                "Draw by stalemate",
+            ),
+            (
+                GameResult::Draw,
+                Termination::InsufficientMaterial,
+                "Draw by insufficient mating material",
+            ),
+            (
+                GameResult::Draw,
+                Termination::AdjudicationDraw,
+                "Draw by adjudication",
+            ),
+            (
+                GameResult::Draw,
+                Termination::MaxMoves,
+                "Draw by adjudication",
+            ),
+            (
+                GameResult::Draw,
+                Termination::Tablebase,
+                "Draw by adjudication: SyzygyTB",
+            ),
+            (
+                GameResult::BlackWins,
+                Termination::Tablebase,
+                "Black wins by adjudication: SyzygyTB",
+            ),
+            (
+                GameResult::WhiteWins,
+                Termination::AdjudicationResign,
+                "White wins by adjudication",
+            ),
+            (
+                GameResult::BlackWins,
+                Termination::Crash,
+                "White disconnects",
+            ),
+            (
+                GameResult::WhiteWins,
+                Termination::Stall,
+                "Black's connection stalls",
+            ),
+            (
+                GameResult::BlackWins,
+                Termination::IllegalMove,
+                "White makes an illegal move",
+            ),
+            (
+                GameResult::WhiteWins,
+                Termination::Resignation,
+                "Black resigns",
+            ),
+        ];
+        for (result, termination, text) in cases {
+            assert_eq!(
+                annotation(&game(0, result, termination)),
+                text,
+                "{termination:?}"
+            );
+        }
+        // Karsinta's own output prints no per-game lines.
+        let quiet = ResultLines {
+            style: OutputStyle::default(),
+            ..lines
+        };
+        assert_eq!(quiet.game_lines(&entry, 1), "");
+    }
 
     /// fastchess's formulas on fixed counts, against values worked out by
     /// hand from `elo_wdl.cpp` and `elo_pentanomial.cpp`.

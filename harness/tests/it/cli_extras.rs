@@ -929,3 +929,119 @@ fn force_concurrency_and_wait() {
     assert!(config.contains("game_wait_ms: 20"), "{config}");
     assert_eq!(games(&d.join("forced")), games(&d.join("plain")));
 }
+
+/// OpenBench's worker command line, as its `build_cutechess_command`
+/// assembles it for a Chess960 book, 3-man Syzygy adjudication and a
+/// fixed-node test (`tc=inf nodes=N`), run unchanged by `karsinta`
+/// installed as `./cutechess-ob` (a link), the name that worker runs; its
+/// stdout read the way the worker reads cutechess's: every `Finished game`
+/// line gives the game number (token 2) and White's result (token 6),
+/// games `2k-1` and `2k` make a pair, and the pairs' cells must be the
+/// run's own pentanomial. cutechess-cli's `-games 8 -repeat` without
+/// `-rounds` is 8 games (fastchess would play 16).
+#[test]
+fn openbench_worker_command_line_runs_and_its_parser_reads_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/syzygy");
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/chess960/frc.epd");
+    for sub in ["Engines", "Books", "PGNs"] {
+        std::fs::create_dir(d.join(sub)).unwrap();
+    }
+    std::fs::copy(&book, d.join("Books/FRC_openings.epd")).unwrap();
+    for name in ["dev", "base"] {
+        let script = d.join("Engines").join(name);
+        std::fs::write(&script, format!("#!/bin/sh\nexec {FAKE} --karsinta-uci\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let tb = tables.display().to_string();
+    let engine = |branch: &str, syzygy: bool| {
+        let probe = if syzygy {
+            format!(" option.SyzygyPath={tb} option.SyzygyProbeLimit=3")
+        } else {
+            String::new()
+        };
+        format!(
+            "-engine dir=Engines/ cmd=./{branch} proto=uci tc=inf nodes=1500 option.Threads=1 \
+             option.Hash=8{probe} name=Karsinta-{branch}"
+        )
+    };
+    let line = format!(
+        "-repeat -recover -variant fischerandom -concurrency 2 -games 8 \
+         -resign movecount=3 score=400 -draw movenumber=40 movecount=8 score=10 -tb {tb} \
+         -tbpieces 3 {} {} -openings file=Books/FRC_openings.epd format=epd order=random start=3 \
+         -srand 7 -pgnout PGNs/1.1.1700000000.0.pgn",
+        engine("dev", true),
+        engine("base", false)
+    );
+    std::os::unix::fs::symlink(KARSINTA, d.join("cutechess-ob")).unwrap();
+    let out = Command::new("./cutechess-ob")
+        .args(line.split_whitespace())
+        .current_dir(d)
+        .output()
+        .expect("run ./cutechess-ob");
+    let stdout = ok(&out);
+
+    // The worker's parser: `Finished game` lines, paired by game number.
+    let mut results = std::collections::BTreeMap::new();
+    let mut penta = [0u64; 5];
+    for l in stdout.lines().filter(|l| l.contains("Finished game")) {
+        let tokens: Vec<&str> = l.split_whitespace().collect();
+        let game: u64 = tokens[2].parse().unwrap();
+        let reason = l.split(':').nth(1).unwrap();
+        assert!(reason.contains('{'), "{l}");
+        results.insert(game, tokens[6].to_string());
+        let (first, second) = if game % 2 == 1 {
+            (game, game + 1)
+        } else {
+            (game - 1, game)
+        };
+        if let (Some(r1), Some(r2)) = (results.get(&first), results.get(&second)) {
+            let index = |r: &str| {
+                ["0-1", "1/2-1/2", "1-0"]
+                    .iter()
+                    .position(|x| *x == r)
+                    .unwrap()
+            };
+            penta[index(r1) + 2 - index(r2)] += 1;
+        }
+    }
+    assert_eq!(results.len(), 8, "{stdout}");
+    assert_eq!(
+        results.keys().copied().collect::<Vec<_>>(),
+        (1..=8).collect::<Vec<_>>()
+    );
+    assert_eq!(stdout.matches("Started game ").count(), 8, "{stdout}");
+    assert!(
+        stdout.contains("Started game 1 of 8 (Karsinta-dev vs Karsinta-base)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Finished game 2 (Karsinta-base vs Karsinta-dev): "),
+        "{stdout}"
+    );
+
+    // The run's own counts, and the PGN file where the worker looks for it.
+    let run = std::fs::read_dir(d.join("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let s = summary_json(&run);
+    let own: Vec<u64> = s["pentanomial"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{s}"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(own, penta.to_vec(), "{stdout}\n{s}");
+    let pgn = std::fs::read_to_string(d.join("PGNs/1.1.1700000000.0.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Variant \"Chess960\"]").count(), 8);
+    // The last `Score of` line counts every game, as the worker's final read.
+    assert!(
+        stdout.contains("Score of Karsinta-dev vs Karsinta-base: "),
+        "{stdout}"
+    );
+}

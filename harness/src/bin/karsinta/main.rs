@@ -24,6 +24,7 @@ mod tune_spsa;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use karsinta_harness::config::flags::Dialect;
 
 #[derive(Parser, Debug)]
 #[command(name = "karsinta", version, about = "Test and tune chess engines")]
@@ -88,10 +89,20 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    // Installed as `cutechess-cli` or `fastchess`: that tool's command
+    // line, meaning and output (an optional `match` first).
+    if let Some(tool) = argv.first().and_then(|p| Dialect::from_program(p)) {
+        let skip = if argv.get(1).is_some_and(|a| a == "match") {
+            2
+        } else {
+            1
+        };
+        return exit_status(match_cmd::run_fastchess(&argv[skip..], Some(tool)));
+    }
     if argv.get(1).is_some_and(|a| a == "match")
         && karsinta_harness::config::flags::is_fastchess_style(&argv[2..])
     {
-        return exit_status(match_cmd::run_fastchess(&argv[2..]));
+        return exit_status(match_cmd::run_fastchess(&argv[2..], None));
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

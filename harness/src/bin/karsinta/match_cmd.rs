@@ -191,7 +191,8 @@ fn tool_lines(cfg: &MatchConfig, output: Output) -> Option<PairObserver> {
         let Ok(mut l) = lines.lock() else {
             return;
         };
-        let text = l.after_pair(entry.pairing, &halves, summary);
+        let mut text = l.game_lines(entry, summary.pairings.len());
+        text.push_str(&l.after_pair(entry.pairing, &halves, summary));
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
@@ -270,9 +271,14 @@ fn other_blocks() -> Vec<&'static str> {
 
 /// `karsinta match -engine cmd=... -each tc=... -rounds N ...`: a
 /// fastchess / cutechess-cli command line (see
-/// [`karsinta_harness::config::flags`]) on the same runner and run folder.
-pub fn run_fastchess(argv: &[String]) -> anyhow::Result<()> {
-    let t = flags::translate(argv).map_err(|e| crate::common::UsageError(e.to_string()))?;
+/// [`karsinta_harness::config::flags`]) on the same runner and run folder;
+/// `tool`: the binary was run under that tool's name.
+pub fn run_fastchess(argv: &[String], tool: Option<flags::Dialect>) -> anyhow::Result<()> {
+    let t = match tool {
+        Some(d) => flags::translate_as(argv, d),
+        None => flags::translate(argv),
+    }
+    .map_err(|e| crate::common::UsageError(e.to_string()))?;
     if t.help {
         print!("{}", flags::HELP);
         return Ok(());
