@@ -372,6 +372,15 @@ impl Group<'_> {
                 Some(prefix) => k.starts_with(prefix) && k.len() > prefix.len(),
                 None => n == k,
             });
+            if !ok && k == "conf" && known == ENGINE_KEYS {
+                return Err(unsupported(
+                    self.flag,
+                    format!(
+                        "conf={val}: cutechess-cli's engines.json is not read; give the \
+                         engine's cmd= name= proto= dir= option.NAME= here, or a YAML config"
+                    ),
+                ));
+            }
             if !ok {
                 return Err(FlagError::UnknownKey {
                     flag: self.flag.to_string(),
@@ -534,6 +543,11 @@ fn translate_with(
     g.raw.time_control = engine_limits(&mut g.raw.engines, &limits)?;
     if let Some(m) = common_margin(&limits)? {
         g.raw.time_margin_ms = Some(parse_num("-each", "timemargin", &m)?);
+    }
+    // Installed as fastchess, a line without -rounds has fastchess's
+    // default (2); `karsinta match` asks, as the tools disagree.
+    if dialect == Dialect::Fastchess && output.is_some() {
+        g.rounds.get_or_insert(2);
     }
     let (per_round, rounds, note) = match dialect {
         Dialect::Fastchess => games_and_rounds(&g)?,
@@ -979,6 +993,11 @@ fn pgnout_flag(g: &Group<'_>) -> Result<(PgnOut, Option<PgnOptions>), FlagError>
         let Some((k, val)) = v.split_once('=') else {
             if out.path.as_os_str().is_empty() {
                 out.path = PathBuf::from(absolute(v));
+                continue;
+            }
+            // cutechess-cli's `-pgnout FILE min`: the minimal PGN.
+            if *v == "min" {
+                opts.min = true;
                 continue;
             }
             return Err(invalid(f, format!("'{v}' is not KEY=VALUE")));
@@ -1429,6 +1448,9 @@ mod tests {
         assert!(e.contains("-games 3 -repeat: an odd number"), "{e}");
         let e = cute("-repeat 3 -games 6").unwrap_err().to_string();
         assert!(e.contains("-repeat 3: at most 2"), "{e}");
+        // Installed as fastchess: its default of 2 rounds.
+        let fast = translate_as(&argv(engines), Dialect::Fastchess).unwrap();
+        assert_eq!(schedule(&fast).0, Some(4));
         // fastchess's reading of -games 8: swapped with the rounds (8
         // rounds of one game), and its lines.
         let fast = translate_as(
@@ -1448,6 +1470,28 @@ mod tests {
             .output
             .is_none());
         assert!(tr(&format!("{engines} -games 8 -repeat")).is_err());
+    }
+
+    /// cutechess-cli's `-pgnout FILE min` is fastchess's `min=true`.
+    #[test]
+    fn cutechess_pgnout_min_word() {
+        let line = "-engine cmd=a -engine cmd=b -each nodes=1 -rounds 1 -pgnout games.pgn min";
+        assert!(tr(line).unwrap().config.pgn.is_some_and(|p| p.min));
+        assert!(
+            tr("-engine cmd=a -engine cmd=b -each nodes=1 -rounds 1 -pgnout g.pgn fi").is_err()
+        );
+    }
+
+    /// cutechess-cli's `conf=` (an engines.json entry) is refused with what
+    /// to give instead, not as an unknown key.
+    #[test]
+    fn conf_is_refused_with_the_reason() {
+        let e = tr("-engine conf=dev -engine cmd=b -each nodes=1 -rounds 1").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("conf=dev: cutechess-cli's engines.json is not read"),
+            "{e}"
+        );
     }
 
     /// Both tools start an engine in its `dir=`: a relative `cmd=` path is
