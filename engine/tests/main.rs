@@ -7,6 +7,7 @@ mod cli;
 mod eval;
 mod fuzz;
 mod info;
+mod mate_pv;
 mod perft;
 mod position;
 mod search;

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use cozy_chess::{Board, Move};
 
 use super::searcher::{SearchInfo, SearchResult};
-use super::types::{Limits, Score, INF, MAX_DEPTH, ONE_PLY};
+use super::types::{Limits, Score, INF, MATE, MAX_DEPTH, MAX_PLY, ONE_PLY};
 use super::worker::{drawn_by_rule, is_mate_score, root_node_index, Worker};
 use crate::board::position::{legal_moves, move_to_uci, repetition_key};
 use crate::params::SearchAlgorithm;
@@ -50,6 +50,7 @@ impl Worker<'_> {
         info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         self.root_nodes = vec![0; 64 * 64];
+        self.pv_lines = vec![Vec::new(); MAX_PLY + 4];
         let root_moves = self.root_moves(board, limits);
         let mut result = SearchResult {
             best_move: None,
@@ -191,7 +192,7 @@ impl Worker<'_> {
         result.best_move = Some(best_uci.clone());
         result.score = Score::from_internal(best.1);
         if result.pv.first() != Some(&best_uci) {
-            result.pv = self.extract_pv(board, best.0, depth - 1);
+            result.pv = self.extract_pv(board, best.0, depth - 1, best.1);
             result.ponder = result.pv.get(1).cloned();
             result.depth = depth;
             result.seldepth = self.seldepth as i32;
@@ -220,7 +221,7 @@ impl Worker<'_> {
     ) {
         self.armed = true;
         self.prev_best = Some(best);
-        let pv = self.extract_pv(board, best, depth);
+        let pv = self.extract_pv(board, best, depth, score);
         result.best_move = Some(move_to_uci(board, best, self.chess960));
         result.ponder = pv.get(1).cloned();
         result.score = Score::from_internal(score);
@@ -262,15 +263,33 @@ impl Worker<'_> {
         only_move || self.stop.load(Ordering::Relaxed) || self.total_nodes() >= self.node_limit
     }
 
-    /// The principal variation: the root's best move, then TT moves. It ends
-    /// at a draw by rule (a repetition of the game or of the line so far, the
-    /// 50-move rule, insufficient material): the search scored that position
-    /// as a draw without searching on, and a line past it would run past the
-    /// end of the game (fastchess warns about such PVs). Entries of the
-    /// table are keyed without the halfmove clock and the game's history, so
-    /// they would happily continue it.
-    pub(super) fn extract_pv(&self, board: &Board, first: Move, depth: i32) -> Vec<String> {
-        let max_len = depth.max(1) as usize + 8;
+    /// The principal variation for `score`: the searched line when it
+    /// starts with `first` (see [`Worker::pv_lines`]), then TT moves. A
+    /// mate's line is cut at the mate's length, which it reaches unless
+    /// the search was cut short. It ends at a draw by rule (a repetition
+    /// of the game or of the line so far, the 50-move rule, insufficient
+    /// material): the search scored that position as a draw without
+    /// searching on, and a line past it would run past the end of the game
+    /// (fastchess warns about such PVs). Entries of the table are keyed
+    /// without the halfmove clock and the game's history, so they would
+    /// happily continue it; a mate or stalemate has no legal move to
+    /// continue with.
+    pub(super) fn extract_pv(
+        &self,
+        board: &Board,
+        first: Move,
+        depth: i32,
+        score: i32,
+    ) -> Vec<String> {
+        let max_len = if is_mate_score(score) {
+            (MATE - score.abs()).max(1) as usize
+        } else {
+            depth.max(1) as usize + 8
+        };
+        let searched = match self.pv_lines.first() {
+            Some(line) if line.first() == Some(&first) => &line[1..],
+            _ => &[],
+        };
         let mut earlier = self.hashes[..self.game_len].to_vec();
         let mut pv = Vec::new();
         let mut b = board.clone();
@@ -282,7 +301,11 @@ impl Worker<'_> {
             if pv.len() >= max_len || drawn_by_rule(&b, &earlier) {
                 break;
             }
-            match self.tt_probe(b.hash(), 0).and_then(|hit| hit.mv) {
+            let next = searched
+                .get(pv.len() - 1)
+                .copied()
+                .or_else(|| self.tt_probe(b.hash(), 0).and_then(|hit| hit.mv));
+            match next {
                 Some(next) if b.is_legal(next) => mv = next,
                 _ => break,
             }

@@ -128,6 +128,8 @@ impl Worker<'_> {
         let (board, ply) = (n.board, n.ply);
         let one_reply = n.in_check && sp.ext_one_reply > 0 && count_legal(board) == 1;
         self.hashes.push(repetition_key(board));
+        // The line of an IID or singular search at this ply is not ours.
+        self.clear_pv(ply);
         // A worsening node gets half the late-move pruning count.
         let lmp_count = {
             let k = sp.lmp_base + sp.lmp_factor * n.d_plies * n.d_plies;
@@ -466,6 +468,9 @@ impl Worker<'_> {
                     self.root_best = Some((mv, score));
                 }
                 if score >= n.beta {
+                    // Mate distance pruning may have lowered beta to this
+                    // mate's score: the parent takes it as exact, line too.
+                    self.raise_pv(n.ply, mv);
                     if m.quiet {
                         let tried = &l.quiets_tried[..l.n_quiets];
                         self.update_quiet_stats(n.board, n.ply, mv, n.depth, tried);
@@ -475,6 +480,7 @@ impl Worker<'_> {
                     self.update_capture_stats(n.board, cut_capture, n.depth, tried);
                     return true;
                 }
+                self.raise_pv(n.ply, mv);
                 n.alpha = score;
             }
         }

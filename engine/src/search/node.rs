@@ -110,6 +110,7 @@ impl Worker<'_> {
         }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
+        self.clear_pv(ply);
         if self.check_abort() {
             return 0;
         }

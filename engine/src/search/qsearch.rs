@@ -54,9 +54,7 @@ impl Worker<'_> {
         checks: bool,
     ) -> i32 {
         // Step 1. Initialize the node.
-        if let Some(line) = self.qs_pv.get_mut(ply) {
-            line.clear();
-        }
+        self.clear_pv(ply);
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if self.check_abort() {
@@ -173,12 +171,7 @@ impl Worker<'_> {
                         break;
                     }
                     q.alpha = score;
-                    if !self.qs_pv.is_empty() {
-                        let (line, rest) = self.qs_pv[ply..].split_at_mut(1);
-                        line[0].clear();
-                        line[0].push(mv);
-                        line[0].extend_from_slice(&rest[0]);
-                    }
+                    self.raise_pv(ply, mv);
                 }
             }
         }

@@ -350,9 +350,9 @@ impl Searcher {
         };
         let stop = AtomicBool::new(false);
         let mut worker = self.unlimited_worker(&sp, &stop, board.side_to_move());
-        worker.qs_pv = vec![Vec::new(); MAX_PLY + 4];
+        worker.pv_lines = vec![Vec::new(); MAX_PLY + 4];
         let score = worker.qsearch(board, -INF, INF, 0, sp.qs_checks);
-        let pv = std::mem::take(&mut worker.qs_pv[0]);
+        let pv = std::mem::take(&mut worker.pv_lines[0]);
         let mut leaf = board.clone();
         for &mv in &pv {
             leaf.play_unchecked(mv);

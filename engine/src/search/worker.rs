@@ -120,10 +120,13 @@ pub(super) struct Worker<'a> {
     /// Nominal depth of the current iteration (plies).
     pub(super) root_depth: i32,
     pub(super) root_stm: Color,
-    /// Triangular principal variation of the quiescence search, one line per
-    /// ply; empty (not collected) except in
+    /// Triangular principal variation, one line per ply: a PV node's line
+    /// is the move that raised alpha and its child's line, so the root's
+    /// is the searched line down to the mate or leaf (the TT's moves may
+    /// have been replaced by other lines' since). Empty (not collected)
+    /// except in the main thread's search and
     /// [`super::Searcher::quiet_leaf`].
-    pub(super) qs_pv: Vec<Vec<Move>>,
+    pub(super) pv_lines: Vec<Vec<Move>>,
     /// A parallel search: every thread's published node count, which the
     /// node limit and the reports count. Empty with one thread.
     pub(super) thread_nodes: &'a [NodeCount],
@@ -228,7 +231,7 @@ impl<'a> Worker<'a> {
             root_nodes: Vec::new(),
             root_depth: 0,
             root_stm,
-            qs_pv: Vec::new(),
+            pv_lines: Vec::new(),
             thread_nodes: &[],
             thread: 0,
             chess960: false,
@@ -377,6 +380,25 @@ impl<'a> Worker<'a> {
     pub(super) fn tt_prefetch(&self, key: u64) {
         if self.sp.tt {
             self.tt.prefetch(key);
+        }
+    }
+
+    /// A node at `ply` starts with no line of its own.
+    #[inline(always)]
+    pub(super) fn clear_pv(&mut self, ply: usize) {
+        if let Some(line) = self.pv_lines.get_mut(ply) {
+            line.clear();
+        }
+    }
+
+    /// `mv` raised alpha at `ply`: its line is `mv`, then the child's.
+    #[inline(always)]
+    pub(super) fn raise_pv(&mut self, ply: usize, mv: Move) {
+        if ply + 1 < self.pv_lines.len() {
+            let (line, rest) = self.pv_lines[ply..].split_at_mut(1);
+            line[0].clear();
+            line[0].push(mv);
+            line[0].extend_from_slice(&rest[0]);
         }
     }
 

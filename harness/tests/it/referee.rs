@@ -151,9 +151,8 @@ const MATING: &str = "\
 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1
 ";
 
-/// The PVs are legal and stop where the game would (the mate lengths are
-/// not checked: karsinta-engine's PVs of long mates can be cut short by
-/// transposition-table hits, which `-check-mate-pvs` reports).
+/// The PVs are legal, stop where the game would, and a mate score's PV is
+/// the mate (`mate_pvs`, fastchess's `-check-mate-pvs`).
 #[test]
 fn the_in_process_engine_raises_no_warning_in_mating_games() {
     let dir = tempfile::tempdir().unwrap();
@@ -168,7 +167,7 @@ seed: 1
 time_control: nodes=4000
 openings: { file: mating.epd }
 adjudication: { max_moves: 80 }
-checks: { strict: true }
+checks: { strict: true, mate_pvs: true }
 ";
     std::fs::write(dir.path().join("m.yaml"), yaml).unwrap();
     let out = karsinta(dir.path(), &words("m.yaml --out run --quiet"));
