@@ -504,40 +504,20 @@ impl Board {
         let pos = &self.pos;
         if pos.is_checkmate() {
             let winner = !pos.turn();
-            return Some((
-                GameResult::win_for(winner),
-                Termination::Mate,
-                format!("{} mates", side_name(winner)),
-            ));
+            return Some(worded(GameResult::win_for(winner), Termination::Mate));
         }
         if pos.is_stalemate() {
-            return Some((
-                GameResult::Draw,
-                Termination::Stalemate,
-                "Draw by stalemate".into(),
-            ));
+            return Some(worded(GameResult::Draw, Termination::Stalemate));
         }
         if pos.is_insufficient_material() {
-            return Some((
-                GameResult::Draw,
-                Termination::InsufficientMaterial,
-                "Draw by insufficient mating material".into(),
-            ));
+            return Some(worded(GameResult::Draw, Termination::InsufficientMaterial));
         }
         if pos.halfmoves() >= 100 {
-            return Some((
-                GameResult::Draw,
-                Termination::FiftyMoves,
-                "Draw by fifty moves rule".into(),
-            ));
+            return Some(worded(GameResult::Draw, Termination::FiftyMoves));
         }
         let current = *self.keys.last().expect("current key");
         if self.keys.iter().filter(|&&k| k == current).count() >= 3 {
-            return Some((
-                GameResult::Draw,
-                Termination::Repetition,
-                "Draw by 3-fold repetition".into(),
-            ));
+            return Some(worded(GameResult::Draw, Termination::Repetition));
         }
         None
     }
@@ -636,11 +616,7 @@ impl AdjudicationState {
                 }
             };
             if drawn && self.draw_plies >= 2 * d.move_count {
-                return Some((
-                    GameResult::Draw,
-                    Termination::AdjudicationDraw,
-                    "Draw by adjudication".into(),
-                ));
+                return Some(worded(GameResult::Draw, Termination::AdjudicationDraw));
             }
         }
         None
@@ -649,14 +625,51 @@ impl AdjudicationState {
 
 /// The game's end by the tables, worded as fastchess words it.
 fn tablebase_end(tables: &Tablebases, pos: &Chess) -> Option<(GameResult, Termination, String)> {
-    let (result, reason) = match tables.adjudicate(pos)? {
-        KnownOutcome::Decisive { winner } => (
-            GameResult::win_for(winner),
-            format!("{} wins by adjudication: SyzygyTB", side_name(winner)),
-        ),
-        KnownOutcome::Draw => (GameResult::Draw, "Draw by adjudication: SyzygyTB".into()),
+    let result = match tables.adjudicate(pos)? {
+        KnownOutcome::Decisive { winner } => GameResult::win_for(winner),
+        KnownOutcome::Draw => GameResult::Draw,
     };
-    Some((result, Termination::Tablebase, reason))
+    Some(worded(result, Termination::Tablebase))
+}
+
+/// An end whose reason is [`fastchess_reason`]'s words.
+fn worded(result: GameResult, termination: Termination) -> (GameResult, Termination, String) {
+    (result, termination, fastchess_reason(termination, result))
+}
+
+/// A game's end as fastchess words it (`match.hpp`'s messages), from its
+/// termination and result alone: the reason of the ends the rules, the
+/// tables and the draw rule decide, and the whole annotation of the
+/// per-game `Finished game` lines, which leave out the details Karsinta's
+/// own reasons add to the other ends (a time loss's overrun, the move).
+pub fn fastchess_reason(termination: Termination, result: GameResult) -> String {
+    let (winner, loser) = match result {
+        GameResult::WhiteWins => (Some("White"), "Black"),
+        GameResult::BlackWins => (Some("Black"), "White"),
+        GameResult::Draw => (None, "White"),
+    };
+    let text = match (termination, winner) {
+        (Termination::Mate, Some(w)) => return format!("{w} mates"),
+        (Termination::Stalemate, _) => "Draw by stalemate",
+        (Termination::Repetition, _) => "Draw by 3-fold repetition",
+        (Termination::FiftyMoves, _) => "Draw by fifty moves rule",
+        (Termination::InsufficientMaterial, _) => "Draw by insufficient mating material",
+        (Termination::Tablebase, Some(w)) => return format!("{w} wins by adjudication: SyzygyTB"),
+        (Termination::Tablebase, None) => "Draw by adjudication: SyzygyTB",
+        (Termination::AdjudicationResign, Some(w)) => return format!("{w} wins by adjudication"),
+        (Termination::Resignation, Some(_)) => return format!("{loser} resigns"),
+        (Termination::TimeForfeit, Some(_)) => return format!("{loser} loses on time"),
+        (Termination::TimeForfeit, None) => "Draw by timeout vs insufficient material",
+        (Termination::Stall, Some(_)) => return format!("{loser}'s connection stalls"),
+        (Termination::Crash, Some(_)) => return format!("{loser} disconnects"),
+        (Termination::IllegalMove | Termination::ProtocolError, Some(_)) => {
+            return format!("{loser} makes an illegal move")
+        }
+        // Draws by adjudication or the move limit; a decisive result
+        // under a drawing termination cannot occur.
+        _ => "Draw by adjudication",
+    };
+    text.to_string()
 }
 
 /// The result of a player failing (`loser` is the failing side).

@@ -16,9 +16,9 @@ use statrs::function::erf::erf;
 use super::summary::Summary;
 use crate::config::{MatchConfig, OutputFormat, OutputStyle};
 use crate::play::clock::{TimeControl, Timed};
-use crate::play::game::{GameResult, Termination};
+use crate::play::game::fastchess_reason;
 use crate::players::{fmt_secs, PlayerSpec};
-use crate::run::ledger::{GameEntry, PairEntry};
+use crate::run::ledger::PairEntry;
 use crate::run::tally::RunStatus;
 use crate::stats::{EloModel, Pentanomial, SprtParams, Trinomial};
 
@@ -281,7 +281,7 @@ impl ResultLines {
                 out,
                 "Finished game {id} ({w} vs {b}): {} {{{}}}",
                 g.result.pgn(),
-                annotation(g)
+                fastchess_reason(g.termination, g.result)
             );
         }
         out
@@ -647,47 +647,11 @@ fn engine_counts(s: &Summary, e: usize) -> Counts {
     c
 }
 
-/// fastchess's annotation of a finished game (`match.hpp`'s messages),
-/// from what the ledger keeps: the termination and the result. The
-/// details of Karsinta's own PGN comment (the overrun of a time loss, the
-/// illegal move) are left out, as fastchess leaves them out of this line.
-fn annotation(g: &GameEntry) -> String {
-    let winner = match g.result {
-        GameResult::WhiteWins => Some("White"),
-        GameResult::BlackWins => Some("Black"),
-        GameResult::Draw => None,
-    };
-    let loser = match g.result {
-        GameResult::WhiteWins => "Black",
-        _ => "White",
-    };
-    let text = match (g.termination, winner) {
-        (Termination::Mate, Some(w)) => return format!("{w} mates"),
-        (Termination::Stalemate, _) => "Draw by stalemate",
-        (Termination::Repetition, _) => "Draw by 3-fold repetition",
-        (Termination::FiftyMoves, _) => "Draw by fifty moves rule",
-        (Termination::InsufficientMaterial, _) => "Draw by insufficient mating material",
-        (Termination::Tablebase, Some(w)) => return format!("{w} wins by adjudication: SyzygyTB"),
-        (Termination::Tablebase, None) => "Draw by adjudication: SyzygyTB",
-        (Termination::AdjudicationResign, Some(w)) => return format!("{w} wins by adjudication"),
-        (Termination::Resignation, Some(_)) => return format!("{loser} resigns"),
-        (Termination::TimeForfeit, Some(_)) => return format!("{loser} loses on time"),
-        (Termination::TimeForfeit, None) => "Draw by timeout vs insufficient material",
-        (Termination::Stall, Some(_)) => return format!("{loser}'s connection stalls"),
-        (Termination::Crash, Some(_)) => return format!("{loser} disconnects"),
-        (Termination::IllegalMove | Termination::ProtocolError, Some(_)) => {
-            return format!("{loser} makes an illegal move")
-        }
-        // Draws by adjudication or the move limit; a decisive result
-        // under a drawing termination cannot occur.
-        _ => "Draw by adjudication",
-    };
-    text.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::play::game::{GameResult, Termination};
+    use crate::run::ledger::GameEntry;
 
     /// Both lines of every game of a unit, with fastchess's game ids (a
     /// unit's games are `pair * games_per_opening + k + 1`), White first,
@@ -801,7 +765,7 @@ mod tests {
         ];
         for (result, termination, text) in cases {
             assert_eq!(
-                annotation(&game(0, result, termination)),
+                fastchess_reason(termination, result),
                 text,
                 "{termination:?}"
             );
