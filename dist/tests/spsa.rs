@@ -19,7 +19,7 @@ use karsinta_harness::tune::spsa::output;
 use karsinta_harness::tune::spsa::session::Session;
 
 use crate::pg::TempPg;
-use crate::support::{cli, wait, wait_until_leasing, worker};
+use crate::support::{cli, thetas, wait, wait_until_leasing, worker};
 
 /// A tuning config as `karsinta tune spsa` reads it: a detuned start,
 /// short games (fixed nodes, early adjudication), `extra` appended. The
@@ -76,14 +76,6 @@ fn fake_pair(pair: u64, wins: u32) -> PairResult {
         },
         pgn: String::new(),
     }
-}
-
-fn thetas(c: &mut postgres::Client) -> Vec<(i32, Vec<f64>)> {
-    c.query("SELECT k, theta FROM dist_spsa_history ORDER BY k", &[])
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), serde_json::from_str(r.get(1)).unwrap()))
-        .collect()
 }
 
 #[test]

@@ -16,7 +16,7 @@ use karsinta_harness::tune::spsa::session::Session;
 
 use crate::pg::TempPg;
 use crate::revisions::{builds_logged, engine_repo, file_url, text, worker_in, BENCH};
-use crate::support::{cli, wait};
+use crate::support::{cli, thetas, wait};
 
 /// A `karsinta tune spsa` config at fixed nodes with `engine` (its YAML
 /// entry) and `extra` blocks.
@@ -33,14 +33,6 @@ fn spsa_config(dir: &Path, name: &str, engine: &str, extra: &str) -> std::path::
     let p = dir.join(format!("{name}.yaml"));
     std::fs::write(&p, text).unwrap();
     p
-}
-
-fn thetas(c: &mut postgres::Client) -> Vec<(i32, Vec<f64>)> {
-    c.query("SELECT k, theta FROM dist_spsa_history ORDER BY k", &[])
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), serde_json::from_str(r.get(1)).unwrap()))
-        .collect()
 }
 
 #[test]

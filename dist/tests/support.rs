@@ -121,3 +121,12 @@ pub fn drawn_pair(pair: u64) -> karsinta_dist::queue::PairResult {
         pgn: String::new(),
     }
 }
+
+/// An SPSA test's recorded thetas, `(k, theta_k)` in update order.
+pub fn thetas(c: &mut postgres::Client) -> Vec<(i32, Vec<f64>)> {
+    c.query("SELECT k, theta FROM dist_spsa_history ORDER BY k", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), serde_json::from_str(r.get(1)).unwrap()))
+        .collect()
+}
