@@ -515,21 +515,19 @@ struct Gathered {
 /// program name and `match`) with fastchess's meaning, for `karsinta
 /// match`, whose result text stays Karsinta's unless `-output` says.
 pub fn translate(args: &[String]) -> Result<Translation, FlagError> {
-    translate_with(args, Dialect::Fastchess, None)
+    translate_with(args, None)
 }
 
 /// Translate the argument list of `karsinta` installed as `tool`: that
 /// tool's meaning and, unless `-output format=` says otherwise, its result
 /// text.
 pub fn translate_as(args: &[String], tool: Dialect) -> Result<Translation, FlagError> {
-    translate_with(args, tool, Some(tool.output()))
+    translate_with(args, Some(tool))
 }
 
-fn translate_with(
-    args: &[String],
-    dialect: Dialect,
-    output: Option<OutputFormat>,
-) -> Result<Translation, FlagError> {
+/// `tool`: the tool `karsinta` is installed as; `None` for `karsinta match`
+/// (fastchess's meaning, Karsinta's result text).
+fn translate_with(args: &[String], tool: Option<Dialect>) -> Result<Translation, FlagError> {
     let mut g = Gathered::default();
     for group in &split_groups(args)? {
         g.take(group)?;
@@ -546,17 +544,17 @@ fn translate_with(
     }
     // Installed as fastchess, a line without -rounds has fastchess's
     // default (2); `karsinta match` asks, as the tools disagree.
-    if dialect == Dialect::Fastchess && output.is_some() {
+    if tool == Some(Dialect::Fastchess) {
         g.rounds.get_or_insert(2);
     }
-    let (per_round, rounds, note) = match dialect {
+    let (per_round, rounds, note) = match tool.unwrap_or_default() {
         Dialect::Fastchess => games_and_rounds(&g)?,
         Dialect::Cutechess => cutechess_games(&g)?,
     };
     g.t.notes.extend(note);
-    if let Some(format) = output {
+    if let Some(t) = tool {
         let o = g.raw.output.get_or_insert_with(RawOutput::default);
-        o.format.get_or_insert(format);
+        o.format.get_or_insert(t.output());
     }
     let mut raw = g.raw;
     raw.games = Some(rounds * per_round);
