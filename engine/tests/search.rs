@@ -206,6 +206,10 @@ const OWN_TEST: &[&str] = &[
     "time_node_fraction",
     "time_node_base_pct",
     "time_node_scale_pct",
+    "time_score_trend",
+    "time_score_flat_pct",
+    "time_score_per_cp",
+    "time_score_max_pct",
     "contempt_cp",
     // Acts only where a null move runs into a mate, which the ordinary
     // positions do not reach at depth 9: mate_threat_extension_changes_the_search.

@@ -250,6 +250,10 @@ search_params! {
     time_node_fraction: bool = false, "scale the soft limit by the share of the nodes spent below the best root move: (time_node_base_pct - share) x time_node_scale_pct";
     time_node_base_pct: i32 = 150, [100, 250; 10], "node-fraction time scaling: the share, in percent, at which the soft limit would fall to zero (time_node_fraction)";
     time_node_scale_pct: i32 = 135, [50, 300; 10], "node-fraction time scaling: the multiplier, in percent (time_node_fraction)";
+    time_score_trend: bool = false, "scale the soft limit by how far the score fell since three iterations back: time_score_flat_pct while it holds or rises, time_score_per_cp percent more per cp it fell, at most time_score_max_pct (Ethereal's score factor)";
+    time_score_flat_pct: i32 = 75, [30, 150; 5], "soft limit, in percent, while the score holds or rises (time_score_trend)";
+    time_score_per_cp: i32 = 3, [0, 20; 1], "soft limit: percent more per cp the score fell since three iterations back (time_score_trend)";
+    time_score_max_pct: i32 = 130, [75, 300; 10], "soft limit: at most this percent however far the score fell (time_score_trend)";
     time_movetime_min_pct: i32 = 50, [0, 100; 5], "go movetime: use at least this percent of it even when the overhead would leave less";
     time_missing_clock_ms: i32 = 1000, [1, 60000], "per-move time when go gives clock fields but not the mover's (ms)";
     move_overhead_ms: i32 = 50, [0, 5000; 5], "time reserved per move for communication and scheduling delays (ms)";

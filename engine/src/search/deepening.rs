@@ -37,6 +37,23 @@ struct Stability {
     /// Completed iterations in a row that kept the same best move.
     stable: u32,
     last_best: Option<Move>,
+    /// The scores of the completed iterations, newest last.
+    scores: Vec<i32>,
+}
+
+impl Stability {
+    /// How far `score` (the iteration just completed) fell below the score
+    /// three iterations earlier, in cp; 0 until there is one. Scores are
+    /// capped at 10 pawns, so a mate counts as a large swing, not a huge one.
+    fn score_drop(&mut self, score: i32) -> i32 {
+        let cap = |v: i32| v.clamp(-1000, 1000);
+        self.scores.push(score);
+        let n = self.scores.len();
+        if n < 4 {
+            return 0;
+        }
+        cap(self.scores[n - 4]) - cap(score)
+    }
 }
 
 impl Worker<'_> {
@@ -90,7 +107,12 @@ impl Worker<'_> {
             }
             best.1 = score;
             self.finished_iteration(board, depth, best, &mut result, info);
-            if self.time_to_stop(best.0, &mut stability, timed && root_moves.len() == 1) {
+            if self.time_to_stop(
+                best.0,
+                best.1,
+                &mut stability,
+                timed && root_moves.len() == 1,
+            ) {
                 break;
             }
             // `go mate N`: done once a mate in N moves or fewer is proven.
@@ -246,7 +268,7 @@ impl Worker<'_> {
     /// share of the nodes earns more time, a settled one less; never past
     /// the hard limit. A timed search with one legal move (`only_move`),
     /// the stop flag and the node limit stop as well.
-    fn time_to_stop(&self, best: Move, s: &mut Stability, only_move: bool) -> bool {
+    fn time_to_stop(&self, best: Move, score: i32, s: &mut Stability, only_move: bool) -> bool {
         s.stable = if s.last_best == Some(best) {
             s.stable + 1
         } else {
@@ -255,7 +277,10 @@ impl Worker<'_> {
         s.last_best = Some(best);
         let best_permille = (self.root_nodes[root_node_index(best)] as u128 * 1000
             / self.nodes.max(1) as u128) as u32;
-        if let Some(soft) = self.budget.scaled_soft_ms(s.stable, best_permille, self.sp) {
+        if let Some(soft) =
+            self.budget
+                .scaled_soft_ms(s.stable, best_permille, s.score_drop(score), self.sp)
+        {
             if self.elapsed_ms() >= soft {
                 return true;
             }

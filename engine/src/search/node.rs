@@ -17,6 +17,7 @@ use super::tablebase::{wdl_score, TB_BOUND};
 use super::tt::{pack_move, Bound, TtHit};
 use super::types::{INF, MATE, MATE_BOUND, MAX_PLY, ONE_PLY};
 use super::worker::{bound_cuts, is_mate_score, result_bound, Worker};
+use crate::board::keys::child_key;
 use crate::board::position::repetition_key;
 use crate::board::see::{captured_piece, see_ge};
 use crate::lowlevel::ArrayList;
@@ -348,9 +349,7 @@ impl Worker<'_> {
         let mut children = ArrayList::<(Move, u64), MAX_MOVES>::new();
         board.generate_moves(|pm| {
             for mv in pm {
-                let mut child = board.clone();
-                child.play_unchecked(mv);
-                let child_key = child.hash();
+                let child_key = child_key(board, mv);
                 self.tt.prefetch(child_key);
                 children.push((mv, child_key));
             }

@@ -31,12 +31,24 @@ impl TimeBudget {
     ///   took nearly all of them is rarely overturned by one more iteration,
     ///   one that took few is contested. The limit is multiplied by
     ///   `(time_node_base_pct - share) * time_node_scale_pct`, in percent.
-    pub fn scaled_soft_ms(&self, stable: u32, best_permille: u32, p: &SearchParams) -> Option<u64> {
+    /// - `time_score_trend`, from `score_drop_cp`, how far the score fell
+    ///   over the last iterations (negative: it rose): a falling score is
+    ///   a position going wrong, where more search may still find the
+    ///   defence; `time_score_flat_pct` of the limit while it holds or
+    ///   rises, `time_score_per_cp` percent more per cp it fell, at most
+    ///   `time_score_max_pct` (Ethereal's score factor).
+    pub fn scaled_soft_ms(
+        &self,
+        stable: u32,
+        best_permille: u32,
+        score_drop_cp: i32,
+        p: &SearchParams,
+    ) -> Option<u64> {
         let soft = self.soft_ms?;
         let Some(hard) = self.hard_ms.filter(|&hard| soft < hard) else {
             return Some(soft);
         };
-        // The product of the two factors, in millionths.
+        // The product of the factors, in millionths.
         let mut scale: u128 = 1_000_000;
         if p.time_stability {
             let (hi, lo) = (p.time_unstable_pct, p.time_stable_pct);
@@ -48,6 +60,12 @@ impl TimeBudget {
             let base = p.time_node_base_pct as i64 * 10;
             let factor = (base - share).max(1) as u128 * p.time_node_scale_pct.max(1) as u128;
             scale = scale * factor / 100_000;
+        }
+        if p.time_score_trend {
+            let flat = p.time_score_flat_pct.max(1);
+            let pct = (flat + p.time_score_per_cp * score_drop_cp.clamp(0, 1000))
+                .clamp(flat, p.time_score_max_pct.max(flat));
+            scale = scale * pct as u128 / 100;
         }
         Some((soft as u128 * scale / 1_000_000).clamp(1, hard as u128) as u64)
     }
@@ -170,27 +188,27 @@ mod tests {
             hard_ms: Some(4000),
         };
         let mut p = SearchParams::default();
-        assert_eq!(b.scaled_soft_ms(0, 500, &p), Some(1000), "off: unscaled");
+        assert_eq!(b.scaled_soft_ms(0, 500, 0, &p), Some(1000), "off: unscaled");
         p.time_stability = true;
         p.time_unstable_pct = 200;
         p.time_stable_pct = 60;
-        assert_eq!(b.scaled_soft_ms(0, 500, &p), Some(2000));
-        assert_eq!(b.scaled_soft_ms(2, 500, &p), Some(1300));
-        assert_eq!(b.scaled_soft_ms(4, 500, &p), Some(600));
-        assert_eq!(b.scaled_soft_ms(9, 500, &p), Some(600));
+        assert_eq!(b.scaled_soft_ms(0, 500, 0, &p), Some(2000));
+        assert_eq!(b.scaled_soft_ms(2, 500, 0, &p), Some(1300));
+        assert_eq!(b.scaled_soft_ms(4, 500, 0, &p), Some(600));
+        assert_eq!(b.scaled_soft_ms(9, 500, 0, &p), Some(600));
         // Never past the hard limit; a fixed budget is left alone.
         p.time_unstable_pct = 300;
         let tight = TimeBudget {
             soft_ms: Some(1000),
             hard_ms: Some(1500),
         };
-        assert_eq!(tight.scaled_soft_ms(0, 500, &p), Some(1500));
+        assert_eq!(tight.scaled_soft_ms(0, 500, 0, &p), Some(1500));
         let fixed = TimeBudget {
             soft_ms: Some(700),
             hard_ms: Some(700),
         };
-        assert_eq!(fixed.scaled_soft_ms(4, 500, &p), Some(700));
-        assert_eq!(TimeBudget::default().scaled_soft_ms(0, 500, &p), None);
+        assert_eq!(fixed.scaled_soft_ms(4, 500, 0, &p), Some(700));
+        assert_eq!(TimeBudget::default().scaled_soft_ms(0, 500, 0, &p), None);
     }
 
     #[test]
@@ -203,16 +221,16 @@ mod tests {
             time_node_fraction: false,
             ..SearchParams::default()
         };
-        assert_eq!(b.scaled_soft_ms(0, 100, &p), Some(1000), "off: unscaled");
+        assert_eq!(b.scaled_soft_ms(0, 100, 0, &p), Some(1000), "off: unscaled");
         p.time_node_fraction = true;
         p.time_node_base_pct = 150;
         p.time_node_scale_pct = 135;
         // (1.5 - share) * 1.35.
-        assert_eq!(b.scaled_soft_ms(0, 1000, &p), Some(675));
-        assert_eq!(b.scaled_soft_ms(0, 500, &p), Some(1350));
-        assert_eq!(b.scaled_soft_ms(0, 100, &p), Some(1890));
+        assert_eq!(b.scaled_soft_ms(0, 1000, 0, &p), Some(675));
+        assert_eq!(b.scaled_soft_ms(0, 500, 0, &p), Some(1350));
+        assert_eq!(b.scaled_soft_ms(0, 100, 0, &p), Some(1890));
         assert_eq!(
-            b.scaled_soft_ms(0, 5000, &p),
+            b.scaled_soft_ms(0, 5000, 0, &p),
             Some(675),
             "share capped at all"
         );
@@ -220,8 +238,30 @@ mod tests {
         p.time_stability = true;
         p.time_unstable_pct = 200;
         p.time_stable_pct = 60;
-        assert_eq!(b.scaled_soft_ms(4, 1000, &p), Some(405));
-        assert_eq!(b.scaled_soft_ms(0, 0, &p), Some(4000));
+        assert_eq!(b.scaled_soft_ms(4, 1000, 0, &p), Some(405));
+        assert_eq!(b.scaled_soft_ms(0, 0, 0, &p), Some(4000));
+    }
+
+    #[test]
+    fn a_falling_score_lengthens_the_soft_limit() {
+        let b = TimeBudget {
+            soft_ms: Some(1000),
+            hard_ms: Some(4000),
+        };
+        let mut p = SearchParams::default();
+        assert_eq!(
+            b.scaled_soft_ms(0, 500, 40, &p),
+            Some(1000),
+            "off: unscaled"
+        );
+        p.time_score_trend = true;
+        p.time_score_flat_pct = 75;
+        p.time_score_per_cp = 3;
+        p.time_score_max_pct = 130;
+        assert_eq!(b.scaled_soft_ms(0, 500, -50, &p), Some(750), "rising");
+        assert_eq!(b.scaled_soft_ms(0, 500, 0, &p), Some(750), "steady");
+        assert_eq!(b.scaled_soft_ms(0, 500, 10, &p), Some(1050));
+        assert_eq!(b.scaled_soft_ms(0, 500, 400, &p), Some(1300), "capped");
     }
 
     #[test]
