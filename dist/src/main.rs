@@ -105,6 +105,8 @@ enum Cmd {
     },
     /// Stop a test: its workers end at their next claim or heartbeat.
     Stop { test: String },
+    /// Approve a test made with `create --hold`: workers may claim it.
+    Approve { test: String },
     /// Take a worker's batches out of a match test's counts and put them
     /// back in the queue (fishtest's purge); the purge is recorded.
     Purge {
@@ -243,6 +245,10 @@ struct QueueArgs {
     /// `manual` (default): only `karsinta-dist purge` purges.
     #[arg(long, value_name = "WHEN", value_parser = ["manual", "auto"], default_value = "manual")]
     purge: String,
+    /// Hold the test until `karsinta-dist approve` (or the live view's
+    /// approve): no worker claims it before (OpenBench's approval).
+    #[arg(long)]
+    hold: bool,
 }
 
 /// `8G`, `512M`, `2048` (MiB).
@@ -403,12 +409,16 @@ fn create(
         share,
         reference_nps,
         auto_purge,
+        held: q.hold,
     };
     let mut db = conn.open()?;
     let t = kind
         .create_queued(&mut db, &name, &queueing)
         .map_err(runtime)?;
     println!("{}", kind.created_line(&t));
+    if t.held {
+        println!("held: no worker claims it until `karsinta-dist approve {name}`");
+    }
     Ok(())
 }
 
@@ -531,6 +541,16 @@ fn stop(conn: &Conn, test: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+fn approve(conn: &Conn, test: &str) -> Result<(), Failure> {
+    let mut db = conn.open()?;
+    match db.run(|c| queue::approve(c, test)).map_err(runtime)? {
+        Some(true) => println!("test {test} approved: workers may claim it"),
+        Some(false) => println!("test {test} was not held: nothing to approve"),
+        None => return Err(setup(format!("no test named {test}"))),
+    }
+    Ok(())
+}
+
 fn purge(conn: &Conn, test: &str, worker: Option<i64>) -> Result<(), Failure> {
     let mut db = conn.open()?;
     let done = db
@@ -568,7 +588,7 @@ fn serve(
     let token = web::Token::load(token_file, env.as_deref()).map_err(setup)?;
     let server = web::Web::bind(listen).map_err(setup)?;
     let mode = if token.is_some() {
-        "stop needs the token"
+        "writes need the token"
     } else {
         "read-only"
     };
@@ -624,6 +644,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Cmd::Status { test } => show_status(&conn, test.as_deref()),
         Cmd::Export { test, out } => write_export(&conn, test, out),
         Cmd::Stop { test } => stop(&conn, test),
+        Cmd::Approve { test } => approve(&conn, test),
         Cmd::Purge { test, worker, .. } => purge(&conn, test, *worker),
         Cmd::Serve {
             listen,

@@ -52,6 +52,7 @@ impl Fleet {
             share,
             reference_nps: None,
             auto_purge: false,
+            held: false,
         };
         let t = MatchTest::new(&cfg)
             .unwrap()

@@ -95,7 +95,8 @@ fn snapshot(pg: &TempPg) -> String {
     let mut out = String::new();
     for q in [
         "SELECT name || stopped::text || coalesce(stop_reason, '-') || prefix_batches::text \
-         || sprt_pairs::text || coalesce(decision, '-') FROM dist_tests ORDER BY id",
+         || sprt_pairs::text || coalesce(decision, '-') || priority::text || throughput::text \
+         || held::text FROM dist_tests ORDER BY id",
         "SELECT test_id::text || idx::text || state || coalesce(lease_token::text, '-') \
          FROM dist_batches ORDER BY test_id, idx",
         "SELECT count(*)::text FROM dist_pairs",
@@ -194,6 +195,13 @@ fn bad_requests_get_4xx_and_leave_the_database_unchanged() {
         // Read-only: a well-formed stop or purge is refused.
         (403, "POST", "/api/test/sec/stop".into(), String::new()),
         (403, "POST", "/api/test/sec/purge".into(), String::new()),
+        (403, "POST", "/api/test/sec/approve".into(), String::new()),
+        (
+            403,
+            "POST",
+            "/api/test/sec/priority".into(),
+            r#"{"priority": 3}"#.into(),
+        ),
         (
             400,
             "POST",
@@ -290,6 +298,175 @@ fn bad_requests_get_4xx_and_leave_the_database_unchanged() {
         request(&s.addr, "POST", "/api/test/sec/stop", &bearer, "").0,
         200
     );
+}
+
+/// A fleet worker without `--test` (the queue's rule picks), its speed
+/// assumed; its output once it exits.
+fn queue_worker(pg: &TempPg) -> std::process::Output {
+    let child = cli(
+        pg,
+        &[
+            "worker",
+            "--fleet",
+            "--concurrency",
+            "1",
+            "--assume-nps",
+            "1000000",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let out = crate::support::wait(child, Duration::from_secs(300));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Batches of test `name` ever claimed, and done.
+fn claimed_and_done(pg: &TempPg, name: &str) -> (i64, i64) {
+    let r = pg
+        .client()
+        .query_one(
+            "SELECT coalesce(sum(b.claims), 0)::bigint, count(*) FILTER (WHERE b.state = 'done') \
+             FROM dist_batches b JOIN dist_tests t ON t.id = b.test_id WHERE t.name = $1",
+            &[&name],
+        )
+        .unwrap();
+    (r.get(0), r.get(1))
+}
+
+/// Priority, throughput and approval as writes of the live view: bad or
+/// unauthenticated ones change nothing, good ones change the row; a test
+/// made with `--hold` is not claimed by the queue's workers until it is
+/// approved (from the live view, or by `karsinta-dist approve`).
+#[test]
+fn priority_throughput_and_approval_from_the_live_view() {
+    let Some(pg) = TempPg::start(20) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["held", "held2"] {
+        let cfg = write_config(dir.path(), name, 4, false, 2, 30);
+        let out = cli(&pg, &["create", cfg.to_str().unwrap(), "--hold"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("approve"), "{text}");
+    }
+    let out = cli(&pg, &["status", "held"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("awaiting approval"), "{text}");
+    let tf = dir.path().join("token");
+    std::fs::write(&tf, format!("{TOKEN}\n")).unwrap();
+    let s = serve(&pg, &["--token-file", tf.to_str().unwrap()], None);
+    let a = s.addr.as_str();
+    let t = &get_json(a, "/api/tests")["tests"][0];
+    assert_eq!(
+        (&t["status"], &t["held"]),
+        (&"awaiting approval".into(), &true.into())
+    );
+
+    // The queue's worker passes held tests over: nothing claimed.
+    queue_worker(&pg);
+    assert_eq!(claimed_and_done(&pg, "held"), (0, 0));
+    assert_eq!(claimed_and_done(&pg, "held2"), (0, 0));
+
+    let before = snapshot(&pg);
+    let bearer = format!("Authorization: Bearer {TOKEN}\r\n");
+    let wrong = "Authorization: Bearer wrong-token-0123456789\r\n";
+    let cases: Vec<(u16, &str, &str, &str)> = vec![
+        (403, "", "priority", r#"{"priority": 3}"#),
+        (403, wrong, "throughput", r#"{"throughput": 50}"#),
+        (403, "", "approve", ""),
+        (403, wrong, "approve", ""),
+        (400, &bearer, "priority", ""),
+        (400, &bearer, "priority", "priority=3"),
+        (400, &bearer, "priority", r#"{"priority": "3"}"#),
+        (400, &bearer, "priority", r#"{"priority": 2.5}"#),
+        (400, &bearer, "priority", r#"{"priority": 4294967296}"#),
+        (400, &bearer, "priority", r#"{"priority": 3, "x": 1}"#),
+        (400, &bearer, "priority", r#"{"throughput": 3}"#),
+        (400, &bearer, "throughput", r#"{"throughput": 0}"#),
+        (400, &bearer, "throughput", r#"{"throughput": -5}"#),
+        (400, &bearer, "throughput", r#"{"throughput": 1e300}"#),
+        (400, &bearer, "throughput", "{"),
+    ];
+    for (want, auth, what, body) in &cases {
+        let path = format!("/api/test/held/{what}");
+        let (got, text) = request(a, "POST", &path, auth, body);
+        assert_eq!(got, *want, "{auth:?} {path} {body}: {text}");
+    }
+    for what in ["priority", "approve"] {
+        let path = format!("/api/test/none/{what}");
+        let (got, _) = request(a, "POST", &path, &bearer, r#"{"priority": 3}"#);
+        assert_eq!(got, 404, "{path}");
+    }
+    assert_eq!(get(a, "/api/test/held/priority").0, 405);
+    assert_eq!(
+        snapshot(&pg),
+        before,
+        "a refused write changed the database"
+    );
+
+    let (got, text) = request(
+        a,
+        "POST",
+        "/api/test/held/priority",
+        &bearer,
+        r#"{"priority": -2}"#,
+    );
+    assert_eq!(got, 200, "{text}");
+    let body = r#"{"throughput": 250}"#;
+    let (got, text) = request(a, "POST", "/api/test/held/throughput", &bearer, body);
+    assert_eq!(got, 200, "{text}");
+    let (got, text) = request(a, "POST", "/api/test/held/approve", &bearer, "");
+    assert_eq!(
+        (got, text.contains("\"was_held\":true")),
+        (200, true),
+        "{text}"
+    );
+    let row = pg
+        .client()
+        .query_one(
+            "SELECT priority, throughput, held FROM dist_tests WHERE name = 'held'",
+            &[],
+        )
+        .unwrap();
+    let got: (i32, f64, bool) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!(got, (-2, 250.0, false));
+    let t = &get_json(a, "/api/test/held")["test"];
+    assert_eq!(
+        (&t["status"], &t["priority"]),
+        (&"running".into(), &(-2).into())
+    );
+    // Approving again changes nothing and says so.
+    let (got, text) = request(a, "POST", "/api/test/held/approve", &bearer, "");
+    assert_eq!(
+        (got, text.contains("\"was_held\":false")),
+        (200, true),
+        "{text}"
+    );
+
+    // The command line's approve, and its refusal of an unknown test.
+    let out = cli(&pg, &["approve", "held2"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cli(&pg, &["approve", "none"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    // Approved: the queue's worker plays both (held2 first: priority 0
+    // is above held's -2).
+    queue_worker(&pg);
+    assert_eq!(claimed_and_done(&pg, "held"), (1, 1));
+    assert_eq!(claimed_and_done(&pg, "held2"), (1, 1));
 }
 
 #[test]

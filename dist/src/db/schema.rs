@@ -161,6 +161,9 @@ const SCHEMA: &[&str] = &[
         key     bigint NOT NULL,
         PRIMARY KEY (test_id, key)
     );",
+    // 7: tests held until approved (`create --hold`, OpenBench's
+    // approval): no worker claims their batches before `approve`.
+    "ALTER TABLE dist_tests ADD COLUMN held boolean NOT NULL DEFAULT false;",
 ];
 
 /// The schema version this build writes.

@@ -100,6 +100,8 @@ pub struct TestRow {
     /// Purge its outliers by fishtest's rule when it ends
     /// ([`crate::queue::purge::purge_at_end`]).
     pub auto_purge: bool,
+    /// Awaiting approval (`create --hold`): no worker claims its batches.
+    pub held: bool,
 }
 
 /// How a test shares the fleet with the other open tests, and the
@@ -150,7 +152,7 @@ impl Share {
 pub(crate) const TEST_COLUMNS: &str = "id, name, config_yaml, batch_pairs, total_pairs, batches, \
     window_batches, lease_seconds, signatures, stopped, stop_reason, prefix_batches, \
     sprt_pairs, decision, kind, priority, throughput, min_cores, min_memory_mb, require_syzygy, \
-    fixed_limit, reference_nps, revisions, auto_purge";
+    fixed_limit, reference_nps, revisions, auto_purge, held";
 
 pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
     Ok(TestRow {
@@ -183,6 +185,7 @@ pub(crate) fn test_row(r: &postgres::Row) -> Result<TestRow, DbError> {
         reference_nps: r.get(21),
         revisions: r.get(22),
         auto_purge: r.get(23),
+        held: r.get(24),
     })
 }
 
@@ -228,8 +231,13 @@ impl TestRow {
             None if self.fixed_limit => "; fixed limit (not scaled)".to_string(),
             None => "; nominal clock".to_string(),
         };
+        let held = if self.held && !self.stopped {
+            format!("; awaiting approval (karsinta-dist approve {})", self.name)
+        } else {
+            String::new()
+        };
         format!(
-            "priority {}, throughput {}{needs}{clock}\n",
+            "priority {}, throughput {}{needs}{clock}{held}\n",
             s.priority, s.throughput
         )
     }
@@ -282,6 +290,8 @@ pub struct Queueing {
     /// `create --purge auto`: purge by fishtest's rule when the test ends
     /// (match tests only).
     pub auto_purge: bool,
+    /// `create --hold`: no worker claims it until `approve`.
+    pub held: bool,
 }
 
 /// Insert a test with all its batches pending (inside the caller's
@@ -302,8 +312,8 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
         &format!(
             "INSERT INTO dist_tests (name, config_yaml, kind, batch_pairs, total_pairs, batches, \
              window_batches, lease_seconds, signatures, priority, throughput, min_cores, \
-             min_memory_mb, require_syzygy, fixed_limit, reference_nps, revisions, auto_purge) \
-             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) \
+             min_memory_mb, require_syzygy, fixed_limit, reference_nps, revisions, auto_purge, \
+             held) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19) \
              RETURNING {TEST_COLUMNS}"
         ),
         &[
@@ -325,6 +335,7 @@ pub fn insert_test(tx: &mut Transaction<'_>, t: &NewTest<'_>) -> Result<TestRow,
             &t.queue.reference_nps.map(|n| n.min(i64::MAX as u64) as i64),
             &t.revisions,
             &t.queue.auto_purge,
+            &t.queue.held,
         ],
     )?;
     let row = test_row(&row)?;
@@ -380,6 +391,17 @@ pub fn set_share(
          throughput = coalesce($3, throughput) WHERE name = $1",
         &[&name, &priority, &throughput],
     )? > 0)
+}
+
+/// Approve a held test (`karsinta-dist approve`): workers may claim it
+/// from now on. `None` if there is no such test, else whether it was held.
+pub fn approve(c: &mut Client, name: &str) -> Result<Option<bool>, DbError> {
+    let row = c.query_opt(
+        "UPDATE dist_tests t SET held = false FROM dist_tests old \
+         WHERE t.name = $1 AND old.id = t.id RETURNING old.held",
+        &[&name],
+    )?;
+    Ok(row.map(|r| r.get(0)))
 }
 
 /// Lock the test's row and read its prefix. Completions of a test are

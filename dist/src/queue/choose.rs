@@ -4,7 +4,8 @@
 //! already knows (who plays what, with how many game slots) and has a
 //! stated band that keeps workers from thrashing.
 //!
-//! 1. Only the open tests this machine meets (cores, memory, Syzygy; a
+//! 1. Only the open, approved (not `create --hold` awaiting `approve`)
+//!    tests this machine meets (cores, memory, Syzygy; a
 //!    noisy machine only fixed-node or fixed-depth tests) and has not
 //!    refused (see [`mod@crate::queue::refusals`]), and of those only the
 //!    highest priority.
@@ -101,7 +102,7 @@ pub fn candidates(c: &mut Client, asker: &Asker) -> Result<Vec<Candidate>, DbErr
         "SELECT t.id, t.priority, t.throughput, coalesce((SELECT sum(w.concurrency) \
            FROM dist_workers w WHERE w.test_id = t.id AND w.left_at IS NULL AND w.id <> $1 \
            AND w.last_seen > now() - make_interval(secs => t.lease_seconds)), 0)::bigint \
-         FROM dist_tests t WHERE NOT t.stopped AND t.min_cores <= $2 AND t.min_memory_mb <= $3 \
+         FROM dist_tests t WHERE NOT t.stopped AND NOT t.held AND t.min_cores <= $2 AND t.min_memory_mb <= $3 \
            AND (NOT t.require_syzygy OR $4) AND (NOT $5 OR t.fixed_limit) \
            AND NOT (t.id = ANY($6)) \
            AND EXISTS (SELECT 1 FROM dist_batches b WHERE b.test_id = t.id AND b.state <> 'done') \

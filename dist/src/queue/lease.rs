@@ -96,8 +96,9 @@ pub enum Claim {
         /// The lease's token, which heartbeats and the completion present.
         token: i64,
     },
-    /// Nothing to hand out now (all open batches leased, or beyond the
-    /// window); an expiring lease or a growing prefix may change that.
+    /// Nothing to hand out now (all open batches leased, beyond the
+    /// window, or the test awaits approval); an expiring lease, a growing
+    /// prefix or `approve` may change that.
     Wait,
     /// Every batch is done.
     Finished,
@@ -111,13 +112,18 @@ pub fn claim(c: &mut Client, test: i64, worker: i64) -> Result<Claim, DbError> {
     let mut tx = c.transaction()?;
     let t = tx.query_one(
         "SELECT stopped, prefix_batches + window_batches, lease_seconds, \
-         (SELECT purged IS NOT NULL FROM dist_workers WHERE id = $2) FROM dist_tests \
+         (SELECT purged IS NOT NULL FROM dist_workers WHERE id = $2), held FROM dist_tests \
          WHERE id = $1",
         &[&test, &worker],
     )?;
     // A purged worker plays no more of the test (under this registration).
     if t.get::<_, bool>(0) || t.get::<_, Option<bool>>(3).unwrap_or(false) {
         return Ok(Claim::Stopped);
+    }
+    // Awaiting approval: a worker named to it (`--test`) waits, as for a
+    // full window; the queue's rule never offers it.
+    if t.get::<_, bool>(4) {
+        return Ok(Claim::Wait);
     }
     let limit: i32 = t.get(1);
     let lease: i32 = t.get(2);

@@ -39,7 +39,8 @@ pub mod refusals;
 pub mod results;
 
 pub use catalog::{
-    all_tests, insert_test, set_share, stop, test_by_name, Kind, NewTest, Queueing, Share, TestRow,
+    all_tests, approve, insert_test, set_share, stop, test_by_name, Kind, NewTest, Queueing, Share,
+    TestRow,
 };
 pub use choose::{next_open_test, Asker};
 pub use completion::{complete, complete_games, Completed};

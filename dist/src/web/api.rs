@@ -97,11 +97,17 @@ fn datagen_line(d: &DatagenStatus) -> Value {
 }
 
 fn line(t: &TestStatus) -> Value {
-    match t {
-        TestStatus::Match(m) => match_line(m),
-        TestStatus::Spsa(s) => spsa_line(s),
-        TestStatus::Datagen(d) => datagen_line(d),
+    let (mut v, row) = match t {
+        TestStatus::Match(m) => (match_line(m), &m.test),
+        TestStatus::Spsa(s) => (spsa_line(s), &s.test),
+        TestStatus::Datagen(d) => (datagen_line(d), &d.test),
+    };
+    // A held test has played nothing: say what it waits for.
+    v["held"] = json!(row.held);
+    if row.held && !row.stopped {
+        v["status"] = json!("awaiting approval");
     }
+    v
 }
 
 /// `/api/tests`: every test, oldest first.

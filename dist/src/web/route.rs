@@ -28,12 +28,76 @@ pub enum Route {
     /// `POST /api/test/NAME/purge/WORKER` (a worker id) or
     /// `POST /api/test/NAME/purge` (fishtest's rule picks).
     Purge(String, Option<i64>),
+    /// `POST /api/test/NAME/priority`, body `{"priority": N}`.
+    Priority(String),
+    /// `POST /api/test/NAME/throughput`, body `{"throughput": W}`.
+    Throughput(String),
+    /// `POST /api/test/NAME/approve`: a held test may be claimed.
+    Approve(String),
 }
 
 impl Route {
     /// Whether the route changes the database (needs the token).
     pub fn writes(&self) -> bool {
-        matches!(self, Route::Stop(_) | Route::Purge(..))
+        matches!(
+            self,
+            Route::Stop(_)
+                | Route::Purge(..)
+                | Route::Priority(_)
+                | Route::Throughput(_)
+                | Route::Approve(_)
+        )
+    }
+}
+
+/// What a priority or throughput body asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShareChange {
+    /// A new priority.
+    Priority(i32),
+    /// A new throughput weight (checked as `karsinta-dist set` checks it).
+    Throughput(f64),
+}
+
+/// The body of a priority or throughput write: exactly
+/// `{"priority": <whole number>}` or `{"throughput": <number>}` (the key
+/// the path names, nothing else), so that a typo is refused rather than
+/// half applied. Pure, like [`route`]: a refused body never reaches the
+/// database.
+pub fn share_change(r: &Route, body: &[u8]) -> Result<ShareChange, Rejection> {
+    let key = match r {
+        Route::Priority(_) => "priority",
+        Route::Throughput(_) => "throughput",
+        _ => return Err(reject(400, "this path takes no value")),
+    };
+    let want = || {
+        reject(
+            400,
+            format!("the body must be a JSON object {{\"{key}\": <number>}} and nothing else"),
+        )
+    };
+    let v: serde_json::Value = serde_json::from_slice(body).map_err(|_| want())?;
+    let Some(obj) = v.as_object().filter(|o| o.len() == 1) else {
+        return Err(want());
+    };
+    let Some(n) = obj.get(key) else {
+        return Err(want());
+    };
+    if key == "priority" {
+        n.as_i64()
+            .and_then(|p| i32::try_from(p).ok())
+            .map(ShareChange::Priority)
+            .ok_or_else(|| {
+                reject(
+                    400,
+                    format!("priority {n}: must be a whole number (32-bit)"),
+                )
+            })
+    } else {
+        let w = n.as_f64().ok_or_else(want)?;
+        crate::queue::Share::check_throughput(w)
+            .map(ShareChange::Throughput)
+            .map_err(|e| reject(400, e.to_string()))
     }
 }
 
@@ -122,6 +186,9 @@ pub fn route(method: &str, url: &str) -> Result<Route, Rejection> {
         ["api", "test", n, "stop"] => (Route::Stop(name(n)?), "POST"),
         ["api", "test", n, "purge"] => (Route::Purge(name(n)?, None), "POST"),
         ["api", "test", n, "purge", w] => (Route::Purge(name(n)?, Some(worker_id(w)?)), "POST"),
+        ["api", "test", n, "priority"] => (Route::Priority(name(n)?), "POST"),
+        ["api", "test", n, "throughput"] => (Route::Throughput(name(n)?), "POST"),
+        ["api", "test", n, "approve"] => (Route::Approve(name(n)?), "POST"),
         _ => return Err(reject(404, format!("no page at {path}"))),
     };
     if method != wants {
@@ -173,6 +240,47 @@ mod tests {
             route("GET", "/api/test/e2e/purge/1").unwrap_err().status,
             405
         );
+    }
+
+    #[test]
+    fn priority_throughput_and_approve_routes_and_bodies() {
+        let t = |s: &str| s.to_string();
+        let p = route("POST", "/api/test/e2e/priority").unwrap();
+        assert_eq!(p, Route::Priority(t("e2e")));
+        let w = route("POST", "/api/test/e2e/throughput").unwrap();
+        assert_eq!(w, Route::Throughput(t("e2e")));
+        let a = route("POST", "/api/test/e2e/approve").unwrap();
+        assert!(p.writes() && w.writes() && a.writes());
+        assert_eq!(status("GET", "/api/test/e2e/approve"), 405);
+        assert_eq!(status("POST", "/api/test/a'b/priority"), 400);
+        let ok = |r: &Route, b: &str| share_change(r, b.as_bytes());
+        assert_eq!(ok(&p, r#"{"priority": -3}"#), Ok(ShareChange::Priority(-3)));
+        assert_eq!(
+            ok(&w, r#"{"throughput": 250.5}"#),
+            Ok(ShareChange::Throughput(250.5))
+        );
+        for (r, body) in [
+            (&p, ""),
+            (&p, "3"),
+            (&p, "priority=3"),
+            (&p, r#"{"priority": "3"}"#),
+            (&p, r#"{"priority": 3.5}"#),
+            (&p, r#"{"priority": 3e0}"#),
+            (&p, r#"{"priority": 99999999999}"#),
+            (&p, r#"{"priority": null}"#),
+            (&p, r#"{"priority": 3, "throughput": 5}"#),
+            (&p, r#"{"throughput": 5}"#),
+            (&p, r#"[{"priority": 3}]"#),
+            (&p, "\u{ff}\u{fe}"),
+            (&w, r#"{"throughput": 0}"#),
+            (&w, r#"{"throughput": -1}"#),
+            (&w, r#"{"throughput": 1e10}"#),
+            (&w, r#"{"throughput": "100"}"#),
+            (&w, r#"{"priority": 1}"#),
+            (&a, r#"{"priority": 1}"#),
+        ] {
+            assert_eq!(ok(r, body).unwrap_err().status, 400, "{body}");
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The HTTP loop on tiny_http (synchronous, no async runtime): a fixed
 //! set of threads, each with its own database connection, take requests
 //! from the one listener. Every request is answered from its route: a
-//! page, JSON, the stop action, or a 4xx naming why; nothing it sends can
-//! panic a thread or change the database except an authorised stop.
+//! page, JSON, a write (stop, purge, priority, throughput, approve), or a
+//! 4xx naming why; nothing it sends can panic a thread or change the
+//! database except an authorised write.
 
 use std::io::Read;
 use std::net::SocketAddr;
@@ -15,7 +16,7 @@ use tiny_http::{Header, Request, Response};
 
 use crate::db::{Db, DbError};
 use crate::queue;
-use crate::web::route::{route, Route};
+use crate::web::route::{route, share_change, Route, ShareChange};
 use crate::web::token::Token;
 use crate::web::{api, pages};
 
@@ -197,9 +198,10 @@ fn read_body(req: &mut Request, api: bool) -> Result<Vec<u8>, Reply> {
 /// The answer to one request.
 pub fn answer(db: &mut Db, token: Option<&Token>, req: &mut Request) -> Reply {
     let api = req.url().starts_with("/api/");
-    if let Err(r) = read_body(req, api) {
-        return r;
-    }
+    let body = match read_body(req, api) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
     let method = req.method().as_str().to_string();
     let r = match route(&method, req.url()) {
         Ok(r) => r,
@@ -226,11 +228,20 @@ pub fn answer(db: &mut Db, token: Option<&Token>, req: &mut Request) -> Reply {
             return error(api, 403, "writes need Authorization: Bearer <token>");
         }
     }
-    dispatch(db, &r).unwrap_or_else(|e| db_error(api, e))
+    // A priority or throughput is checked before the database is asked.
+    let change = match r {
+        Route::Priority(_) | Route::Throughput(_) => match share_change(&r, &body) {
+            Ok(c) => Some(c),
+            Err(rej) => return error(api, rej.status, &rej.message),
+        },
+        _ => None,
+    };
+    dispatch(db, &r, change).unwrap_or_else(|e| db_error(api, e))
 }
 
-fn dispatch(db: &mut Db, r: &Route) -> Result<Reply, DbError> {
+fn dispatch(db: &mut Db, r: &Route, change: Option<ShareChange>) -> Result<Reply, DbError> {
     let json = |v: serde_json::Value| ok(JSON, v.to_string());
+    let missing = |n: &str| error(true, 404, &format!("no test named {n}"));
     Ok(match r {
         Route::TestsPage => ok(HTML, pages::tests_page()),
         Route::MachinesPage => ok(HTML, pages::machines_page()),
@@ -251,7 +262,7 @@ fn dispatch(db: &mut Db, r: &Route) -> Result<Reply, DbError> {
             if db.run(|c| queue::stop(c, n, "stopped from the live view"))? {
                 json(json!({ "stopped": n }))
             } else {
-                error(true, 404, &format!("no test named {n}"))
+                missing(n)
             }
         }
         Route::Purge(n, worker) => match db.run(|c| queue::purge_test(c, n, *worker)) {
@@ -264,6 +275,26 @@ fn dispatch(db: &mut Db, r: &Route) -> Result<Reply, DbError> {
             // nothing changed (the purge is one transaction).
             Err(DbError::Invalid(m)) => error(true, 400, &m),
             Err(e) => return Err(e),
+        },
+        Route::Priority(n) | Route::Throughput(n) => {
+            // As `karsinta-dist set`: the same update, one field.
+            let (priority, throughput) = match change {
+                Some(ShareChange::Priority(p)) => (Some(p), None),
+                Some(ShareChange::Throughput(w)) => (None, Some(w)),
+                None => return Ok(error(true, 400, "no value given")),
+            };
+            if db.run(|c| queue::set_share(c, n, priority, throughput))? {
+                let t = db.run(|c| queue::test_by_name(c, n))?;
+                json(json!({
+                    "test": n, "priority": t.share.priority, "throughput": t.share.throughput,
+                }))
+            } else {
+                missing(n)
+            }
+        }
+        Route::Approve(n) => match db.run(|c| queue::approve(c, n))? {
+            Some(was_held) => json(json!({ "approved": n, "was_held": was_held })),
+            None => missing(n),
         },
     })
 }
