@@ -9,64 +9,11 @@ use karsinta_dist::db::Db;
 use karsinta_dist::kinds::TestKind;
 use karsinta_dist::queue::{self, Completed, FinishedBatch, PairResult};
 use karsinta_harness::config::TournamentKind;
-use karsinta_harness::config::{MatchConfig, Overrides};
-use karsinta_harness::run::ledger::{Ledger, PairEntry};
 use karsinta_harness::run::pairings;
 use karsinta_harness::run::tally::{RunStatus, Tally};
-use karsinta_harness::run::{run_match, RunOptions};
 
 use crate::pg::TempPg;
-use crate::support::{cli, wait, wait_until_leasing, worker, write_config};
-
-fn ledger(path: &std::path::Path) -> Vec<PairEntry> {
-    let (_, mut entries) = Ledger::open(path).unwrap();
-    entries.sort_by_key(|e| e.pair);
-    entries
-}
-
-fn summary(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// Single machine (one worker thread: pairs counted in pair order) and the
-/// distributed run of the same config, which must agree.
-fn compare(dir: &std::path::Path, cfg_path: &std::path::Path, exported: &std::path::Path) {
-    let blocks = karsinta_dist::settings::accepted_sections();
-    let cfg = MatchConfig::load_with(cfg_path, &Overrides::default(), &blocks).unwrap();
-    let single = dir.join("single");
-    run_match(
-        &cfg,
-        &RunOptions {
-            out_dir: single.clone(),
-            quiet: true,
-            pair_lines: Some(false),
-            ..RunOptions::default()
-        },
-    )
-    .unwrap();
-    let (a, b) = (
-        ledger(&single.join("ledger.jsonl")),
-        ledger(&exported.join("ledger.jsonl")),
-    );
-    assert!(!a.is_empty());
-    assert_eq!(a, b, "the same pairs with the same games");
-    let (a, b) = (
-        summary(&single.join("summary.json")),
-        summary(&exported.join("summary.json")),
-    );
-    for key in [
-        "status",
-        "games",
-        "pairs",
-        "pentanomial",
-        "wins",
-        "draws",
-        "losses",
-        "sprt",
-    ] {
-        assert_eq!(a[key], b[key], "summary.json {key}");
-    }
-}
+use crate::support::{cli, compare, summary, wait, wait_until_leasing, worker, write_config};
 
 #[test]
 #[ignore = "slow: real games with several worker processes"]

@@ -189,13 +189,23 @@ impl TempPg {
     }
 
     pub fn stop_server(&self) {
+        self.stop_server_mode("fast");
+    }
+
+    /// `pg_ctl stop -m immediate`: the server dies without a checkpoint
+    /// (as on a crash) and recovers from its WAL at the next start.
+    pub fn kill_server(&self) {
+        self.stop_server_mode("immediate");
+    }
+
+    fn stop_server_mode(&self, mode: &str) {
         self.server(
             "pg_ctl",
             &[
                 "-D",
                 self.data().to_str().unwrap(),
                 "-m",
-                "fast",
+                mode,
                 "-w",
                 "stop",
             ],

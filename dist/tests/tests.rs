@@ -6,6 +6,7 @@
 //! Slow suites (real games with worker processes, 200 connections) are
 //! `#[ignore]`d: `cargo test --release -p karsinta-dist -- --ignored`.
 
+mod chaos;
 mod clocks;
 mod datagen;
 mod fleet;
