@@ -111,6 +111,7 @@ impl Fixture {
             concurrency: 1,
             clock: None,
             build_seconds: None,
+            revision_nps: None,
         };
         let worker = self.db.run(|c| queue::register(c, &new)).unwrap();
         Sim { worker, reports }

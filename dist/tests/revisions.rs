@@ -314,6 +314,21 @@ fn two_workers_build_the_revisions_and_play_the_games_of_karsinta_ab() {
         built.iter().all(|s| s.is_some_and(|s| s >= 0.0)),
         "{built:?}"
     );
+    // Each worker keeps each build's speed as its own bench printed it.
+    let names = [
+        format!("dev-{}", &repo.dev[..7]),
+        format!("base-{}", &repo.base[..7]),
+    ];
+    for r in c
+        .query("SELECT revision_nps FROM dist_workers ORDER BY id", &[])
+        .unwrap()
+    {
+        let v: serde_json::Value = serde_json::from_str(r.get::<_, &str>(0)).unwrap();
+        let sides = v.as_array().unwrap();
+        let engines: Vec<&str> = sides.iter().filter_map(|s| s["engine"].as_str()).collect();
+        assert_eq!(engines, names, "{v}");
+        assert!(sides.iter().all(|s| s["nps"].as_u64().is_some()), "{v}");
+    }
 
     let exported = tmp.path().join("exported");
     let o = cli(
@@ -382,6 +397,7 @@ fn two_workers_build_the_revisions_and_play_the_games_of_karsinta_ab() {
             repo.base, repo.base_bench
         ),
         "built in".to_string(),
+        format!(", bench {} ", names[0]),
     ] {
         assert!(status.contains(&part), "{part:?} in\n{status}");
     }

@@ -106,6 +106,7 @@ impl Sim {
                 concurrency: self.asker.concurrency,
                 clock: None,
                 build_seconds: None,
+                revision_nps: None,
             };
             let w = f.db.run(|c| queue::register(c, &new)).unwrap();
             self.asker.current = Some((t.id, w));

@@ -164,6 +164,9 @@ const SCHEMA: &[&str] = &[
     // 7: tests held until approved (`create --hold`, OpenBench's
     // approval): no worker claims their batches before `approve`.
     "ALTER TABLE dist_tests ADD COLUMN held boolean NOT NULL DEFAULT false;",
+    // 8: per worker of a test of revisions, each build's speed as its own
+    // bench printed it (JSON: engine and nps per side).
+    "ALTER TABLE dist_workers ADD COLUMN revision_nps text;",
 ];
 
 /// The schema version this build writes.

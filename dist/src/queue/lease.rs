@@ -29,6 +29,7 @@ pub fn register_worker(
             concurrency: 1,
             clock: None,
             build_seconds: None,
+            revision_nps: None,
         },
     )
 }
@@ -53,13 +54,17 @@ pub struct NewWorker<'a> {
     /// Seconds it took to fetch, build and bench the revisions, for a
     /// test of revisions.
     pub build_seconds: Option<f64>,
+    /// Each build's bench speed on this machine (JSON), for a test of
+    /// revisions.
+    pub revision_nps: Option<&'a str>,
 }
 
 /// Record a worker of a test; returns its id.
 pub fn register(c: &mut Client, w: &NewWorker<'_>) -> Result<i64, DbError> {
     Ok(c.query_one(
         "INSERT INTO dist_workers (test_id, host, pid, signatures, bench_nps, machine_id, \
-             concurrency, clock, build_seconds) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             concurrency, clock, build_seconds, revision_nps) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
              RETURNING id",
         &[
             &w.test,
@@ -71,6 +76,7 @@ pub fn register(c: &mut Client, w: &NewWorker<'_>) -> Result<i64, DbError> {
             &(w.concurrency.clamp(1, i32::MAX as u32) as i32),
             &w.clock,
             &w.build_seconds,
+            &w.revision_nps,
         ],
     )?
     .get(0))

@@ -28,6 +28,8 @@ pub struct Built {
     pub signatures: String,
     /// The builds' summed bench speed.
     pub nps: u64,
+    /// Each build's speed as its own bench printed it: engine name, nps.
+    pub per_side: Vec<(String, u64)>,
     /// Seconds spent fetching, building and benching.
     pub seconds: f64,
     /// Whether the repository had to be fetched.
@@ -61,7 +63,7 @@ pub fn build_here(
         ));
     }
     let (mut engines, mut found, mut differ) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut nps, mut reused) = (0, true);
+    let (mut nps, mut reused, mut per_side) = (0, true, Vec::new());
     for (side, template) in rec.sides.iter().zip(templates) {
         let who = format!("{} (commit {})", side.role, short(&side.commit));
         let p = preparer
@@ -89,6 +91,7 @@ pub fn build_here(
         }
         reused &= p.build.as_ref().is_some_and(|b| b.reused);
         nps += bench.nps;
+        per_side.push((p.engine.name.clone(), bench.nps));
         found.push(serde_json::json!({
             "engine": p.engine.name, "signature": bench_signature(bench.nodes),
         }));
@@ -115,6 +118,7 @@ pub fn build_here(
         engines,
         signatures: serde_json::Value::Array(found).to_string(),
         nps,
+        per_side,
         seconds,
         fetched,
         reused,

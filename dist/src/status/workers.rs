@@ -49,6 +49,21 @@ pub struct WorkerFigures {
     pub active: bool,
     /// Seconds it took to fetch, build and bench a test's revisions.
     pub build_seconds: Option<f64>,
+    /// Each revision's build speed here, as its own bench printed it:
+    /// engine name and nps (empty: not a test of revisions).
+    pub revision_nps: Vec<(String, u64)>,
+}
+
+/// `dist_workers.revision_nps`; a value that does not parse shows as none
+/// (it is only a figure).
+fn revision_nps(text: Option<&str>) -> Vec<(String, u64)> {
+    let sides: Vec<serde_json::Value> = text
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default();
+    sides
+        .iter()
+        .filter_map(|s| Some((s["engine"].as_str()?.to_string(), s["nps"].as_u64()?)))
+        .collect()
 }
 
 /// One worker's stored pairs: first-engine scores, time losses, crashes.
@@ -87,7 +102,7 @@ pub fn worker_figures(
     let info = c.query(
         "SELECT w.id, w.host, coalesce(sum(b.seconds), 0), count(b.idx), m.nps, \
          coalesce(m.noisy, false), w.clock, w.left_at IS NULL, w.build_seconds, \
-         w.purged IS NOT NULL \
+         w.purged IS NOT NULL, w.revision_nps \
          FROM dist_workers w \
          LEFT JOIN dist_machines m ON m.id = w.machine_id \
          LEFT JOIN dist_batches b ON b.worker_id = w.id AND b.state = 'done' \
@@ -141,6 +156,7 @@ pub fn worker_figures(
             clock: r.get(6),
             active: r.get(7),
             build_seconds: r.get(8),
+            revision_nps: revision_nps(r.get(10)),
         });
     }
     Ok((workers, chi2))
@@ -161,9 +177,17 @@ pub fn worker_table(workers: &[WorkerFigures]) -> String {
         let factor = w
             .speed_factor
             .map_or("-".to_string(), |f| format!("{f:.2}"));
-        let built = w
+        let mut built = w
             .build_seconds
             .map_or(String::new(), |s| format!("  built in {s:.1} s"));
+        if !w.revision_nps.is_empty() {
+            let each: Vec<String> = w
+                .revision_nps
+                .iter()
+                .map(|(e, n)| format!("{e} {n} nps"))
+                .collect();
+            built.push_str(&format!(", bench {}", each.join(", ")));
+        }
         out.push_str(&format!(
             "{:<7} {:<20} {:>6} {:>10.1} {:>12} {:>8} {:>9}  {:<9} {:>5}  {}{}{}{}{}{built}\n",
             w.id,

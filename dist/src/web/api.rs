@@ -126,6 +126,8 @@ fn worker_json(w: &WorkerFigures) -> Value {
         "crashes": w.crashes, "mean": w.mean, "residual": w.residual,
         "outlier": w.outlier, "purged": w.purged, "nps": w.nps, "speed_factor": w.speed_factor,
         "noisy": w.noisy, "clock": w.clock, "active": w.active,
+        "revision_nps": w.revision_nps.iter()
+            .map(|(e, n)| json!({"engine": e, "nps": n})).collect::<Vec<_>>(),
         "build_seconds": w.build_seconds,
     })
 }

@@ -152,7 +152,7 @@ pub fn test_page(name: &str) -> String {
          <th>min</th><th>max</th></tr></thead><tbody id=\"params\"></tbody></table>\
          <h2>Workers</h2><table><thead><tr><th>worker</th><th>host</th><th>pairs</th>\
          <th>games/min</th><th>time losses</th><th>crashes</th><th>mean pair score</th>\
-         <th>residual</th><th>nps</th><th>speed</th><th>clock</th><th>build</th></tr></thead>\
+         <th>residual</th><th>nps</th><th>speed</th><th>clock</th><th>build, bench</th></tr></thead>\
          <tbody id=\"workers\"></tbody></table>\
          <h2>Training data</h2><p data-k=\"positions\"></p><table><thead><tr><th>dropped by</th>\
          <th>positions</th></tr></thead><tbody id=\"dropped\"></tbody></table>\
@@ -204,7 +204,8 @@ function render(j) {
       (w.outlier ? ' outlier' : '') + (w.purged ? ' purged' : ''));
     cell(tr, 'nps', String(w.nps) + (w.noisy ? ' noisy' : ''));
     cell(tr, 'speed', fmt(w.speed_factor, 2)); cell(tr, 'clock', w.clock || '');
-    cell(tr, 'build', w.build_seconds === null ? '' : fmt(w.build_seconds, 1) + ' s');
+    cell(tr, 'build', (w.build_seconds === null ? '' : fmt(w.build_seconds, 1) + ' s') +
+      (w.revision_nps || []).map(r => '; ' + r.engine + ' ' + r.nps + ' nps').join(''));
   });
   const rv = j.revisions;
   setText('repo', rv ? 'built by each worker from ' + rv.repo : 'engines as given (no revisions)');

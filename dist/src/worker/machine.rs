@@ -29,6 +29,9 @@ pub(super) struct Machine {
     pub concurrency: usize,
     /// Seconds it took to fetch, build and bench, for a test of revisions.
     pub build_seconds: Option<f64>,
+    /// For a test of revisions: each build's bench speed here (JSON, as
+    /// `dist_workers.revision_nps` keeps it).
+    pub revision_nps: Option<String>,
 }
 
 /// Build a test's revisions here, if it has any: the kind with this
@@ -79,6 +82,14 @@ pub(super) fn check_machine(
     opts: &WorkerOptions,
 ) -> Result<Machine, String> {
     let (kind, built) = with_builds(kind, opts)?;
+    let revision_nps = built.as_ref().map(|b| {
+        let sides: Vec<_> = b
+            .per_side
+            .iter()
+            .map(|(engine, nps)| serde_json::json!({ "engine": engine, "nps": nps }))
+            .collect();
+        serde_json::Value::Array(sides).to_string()
+    });
     let (signatures, nps, build_seconds) = match (built, &kind) {
         (Some(b), _) => (b.signatures, b.nps, Some(b.seconds)),
         (None, TestKind::Datagen(d)) => {
@@ -112,5 +123,6 @@ pub(super) fn check_machine(
         nps,
         concurrency,
         build_seconds,
+        revision_nps,
     })
 }

@@ -141,6 +141,7 @@ fn work_on(
         concurrency: machine.concurrency as u32,
         clock: clock.as_deref(),
         build_seconds: machine.build_seconds,
+        revision_nps: machine.revision_nps.as_deref(),
     };
     let worker = db.run(|c| register(c, &new))?;
     let shared = Shared::new(opts.stop.clone());
