@@ -11,7 +11,7 @@ use cozy_chess::{Board, Move};
 use super::searcher::{SearchInfo, SearchResult};
 use super::types::{Limits, Score, INF, MATE, MAX_DEPTH, MAX_PLY, ONE_PLY};
 use super::worker::{drawn_by_rule, is_mate_score, root_node_index, Worker};
-use crate::board::position::{legal_moves, move_to_uci, repetition_key};
+use crate::board::position::{legal_moves, move_to_uci, parse_uci_move, repetition_key};
 use crate::params::SearchAlgorithm;
 
 /// Whether helper thread `id` (from 1) leaves out iteration `depth`: the
@@ -197,8 +197,10 @@ impl Worker<'_> {
 
     /// An aborted iteration: a root move searched completely in it and
     /// better than the alternatives so far is still usable. The move played
-    /// then comes from the unfinished iteration, so it is reported: the
-    /// last `info ... pv` a tester reads before `bestmove` starts with it.
+    /// and its score then come from the unfinished iteration, so they are
+    /// reported: the last `info` a tester reads before `bestmove` holds the
+    /// move and score the engine went by (a referee adjudicating on scores
+    /// sees what the in-process engine's caller sees).
     fn unfinished_iteration(
         &mut self,
         board: &Board,
@@ -211,24 +213,34 @@ impl Worker<'_> {
             *best = b;
         }
         let best_uci = move_to_uci(board, best.0, self.chess960);
-        result.best_move = Some(best_uci.clone());
-        result.score = Score::from_internal(best.1);
-        if result.pv.first() != Some(&best_uci) {
-            result.pv = self.extract_pv(board, best.0, depth - 1, best.1);
-            result.ponder = result.pv.get(1).cloned();
-            result.depth = depth;
-            result.seldepth = self.seldepth as i32;
-            info(&SearchInfo {
-                depth,
-                seldepth: self.seldepth as i32,
-                score: result.score,
-                nodes: self.total_nodes(),
-                time_ms: self.elapsed_ms(),
-                hashfull: self.tt.hashfull(),
-                tbhits: self.tbhits,
-                pv: result.pv.clone(),
-            });
+        let score = Score::from_internal(best.1);
+        let moved = result.pv.first() != Some(&best_uci);
+        if !moved && result.score == score {
+            return;
         }
+        let pv = self.extract_pv(board, best.0, depth - 1, best.1);
+        // The same move with a new mate score needs the mate's PV (testers
+        // check mate PVs); without it the completed iteration's score
+        // stands, so the result is always what was reported last.
+        if !moved && !pv_proves(board, &pv, score, self.chess960) {
+            return;
+        }
+        result.best_move = Some(best_uci);
+        result.score = score;
+        result.pv = pv;
+        result.ponder = result.pv.get(1).cloned();
+        result.depth = depth;
+        result.seldepth = self.seldepth as i32;
+        info(&SearchInfo {
+            depth,
+            seldepth: self.seldepth as i32,
+            score: result.score,
+            nodes: self.total_nodes(),
+            time_ms: self.elapsed_ms(),
+            hashfull: self.tt.hashfull(),
+            tbhits: self.tbhits,
+            pv: result.pv.clone(),
+        });
     }
 
     /// A completed iteration: its best move and score become the result,
@@ -402,6 +414,27 @@ impl Worker<'_> {
         }
         g
     }
+}
+
+/// Whether `pv` from `board` is what `score` claims: any line for a
+/// centipawn score, the mate itself (2N-1 plies for a mate in N, 2N when
+/// mated in N, ending in checkmate) for a mate score.
+fn pv_proves(board: &Board, pv: &[String], score: Score, chess960: bool) -> bool {
+    let Score::Mate(m) = score else {
+        return true;
+    };
+    let plies = if m > 0 { 2 * m - 1 } else { -2 * m };
+    if pv.len() as i32 != plies {
+        return false;
+    }
+    let mut b = board.clone();
+    for text in pv {
+        match parse_uci_move(&b, text, chess960) {
+            Ok(mv) => b.play_unchecked(mv),
+            Err(_) => return false,
+        }
+    }
+    b.status() == cozy_chess::GameStatus::Won
 }
 
 #[cfg(test)]
