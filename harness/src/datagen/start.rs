@@ -29,7 +29,10 @@ pub fn opening_position(o: &Opening) -> Result<Position, String> {
 }
 
 /// One candidate: a book line and `plies` random moves; `None` when the
-/// game ends on the way.
+/// game ends on the way. The game starts at the FEN reached, without the
+/// moves before it: that is all a UCI engine is sent and all the records
+/// (viriformat's start position) hold, so the in-process engine must not
+/// see repetitions of the random plies either.
 fn candidate(base: &Position, plies: u32, rng: &mut ChaCha8Rng) -> Option<Position> {
     let mut pos = base.clone();
     for _ in 0..plies {
@@ -39,7 +42,10 @@ fn candidate(base: &Position, plies: u32, rng: &mut ChaCha8Rng) -> Option<Positi
         }
         pos.play_unchecked(moves[rng.gen_range(0..moves.len())]);
     }
-    (pos.state() == GameState::Ongoing).then_some(pos)
+    if pos.state() != GameState::Ongoing {
+        return None;
+    }
+    Position::from_fen(&pos.to_fen()).ok()
 }
 
 /// Whether a short search scores `pos` within the bound; an engine that

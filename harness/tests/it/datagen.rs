@@ -47,19 +47,20 @@ fn a_uci_engine_gives_the_in_process_engines_records() {
     let (two, _) = generate(dir, "uci2", &config(dir, &uci, 2));
     assert!(over_uci == two, "different files for 1 and 2 threads");
     // The binary searches as the library does (hard nodes, a fresh table
-    // per game): the same games, so the same positions and results. The
-    // scores may differ: UCI reports the last `info` score, the library
-    // the result of a cut final iteration too.
+    // per game) and its last `info` before `bestmove` carries the score of
+    // a cut final iteration too: the same games, positions, results and
+    // scores, so the same bytes.
     let (in_process, _) = generate(dir, "inprocess", &config(dir, "", 1));
-    let positions = |bytes: &[u8]| {
+    let records = |bytes: &[u8]| {
         let mut out = Vec::new();
         decode_records(bytes, RecordFormat::Bullet, &mut |r| {
-            out.push((position_fen(&r.pos), r.result))
+            out.push((position_fen(&r.pos), r.score_white, r.result))
         })
         .unwrap();
         out
     };
-    assert_eq!(positions(&over_uci), positions(&in_process));
+    assert_eq!(records(&over_uci), records(&in_process));
+    assert!(over_uci == in_process);
 }
 
 #[test]
