@@ -8,6 +8,7 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use karsinta_harness::datagen::{self, DatagenConfig};
+use karsinta_harness::formats::records::RecordFormat;
 
 use crate::pg::TempPg;
 use crate::support::{cli, wait, wait_until_leasing};
@@ -16,8 +17,13 @@ use crate::support::{cli, wait, wait_until_leasing};
 /// position and every ply kept make games meet the same positions, so the
 /// run-wide duplicate filter has work across batches.
 fn write_config(dir: &Path, name: &str, games: u64, batch_games: u32) -> PathBuf {
+    write_config_in(dir, name, games, batch_games, "text")
+}
+
+/// [`write_config`] writing `format`.
+fn write_config_in(dir: &Path, name: &str, games: u64, batch_games: u32, format: &str) -> PathBuf {
     let text = format!(
-        "games: {games}\nformat: text\nseed: 3\nthreads: 1\nhash_mb: 1\n\
+        "games: {games}\nformat: {format}\nseed: 3\nthreads: 1\nhash_mb: 1\n\
          limit: {{ soft_nodes: 200, nodes: 2000 }}\n\
          start: {{ random_plies: 1, check_nodes: 100, max_score_cp: 400 }}\n\
          filter: {{ min_ply: 0 }}\n\
@@ -33,7 +39,7 @@ fn write_config(dir: &Path, name: &str, games: u64, batch_games: u32) -> PathBuf
 /// command is a thin layer over: its run folder.
 fn one_machine(dir: &Path, cfg_path: &Path) -> PathBuf {
     let cfg = DatagenConfig::load(cfg_path).unwrap();
-    let out = dir.join("single");
+    let out = dir.join(format!("single-{}", cfg.format.extension()));
     datagen::create_run(&cfg, &out).unwrap();
     datagen::run(&cfg, &out, &mut |_| {}).unwrap();
     out
@@ -73,7 +79,14 @@ fn ok(out: &std::process::Output) -> String {
 /// The exported folder holds the one machine's files, byte for byte, and
 /// the same counts; returns the one machine's report.
 fn same_run(single: &Path, exported: &Path) -> serde_json::Value {
-    for f in ["config.yaml", "data.txt", "keys.bin", "ledger.jsonl"] {
+    let cfg = DatagenConfig::load(&single.join("config.yaml")).unwrap();
+    let data = datagen::run::data_file_name(cfg.format);
+    // viriformat keeps whole games and applies no duplicate filter: no keys.
+    let keys = cfg.format != RecordFormat::Viriformat;
+    let files = ["config.yaml", &data, "ledger.jsonl"]
+        .into_iter()
+        .chain(keys.then_some("keys.bin"));
+    for f in files {
         let (a, b) = (
             std::fs::read(single.join(f)).unwrap(),
             std::fs::read(exported.join(f)).unwrap(),
@@ -173,6 +186,42 @@ fn two_workers_export_one_machines_files() {
         .output()
         .unwrap();
     assert_eq!(again.status.code(), Some(2));
+}
+
+/// The binary formats go through the fleet as the text one does: each
+/// worker encodes its games' records in the run's format, and the export
+/// is one machine's data file byte for byte (viriformat: whole games).
+#[test]
+fn binary_formats_export_one_machines_files() {
+    let Some(pg) = TempPg::start(30) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["bullet", "marlinformat", "viriformat"] {
+        let name = format!("dg-{format}");
+        let cfg = write_config_in(dir.path(), &name, 6, 2, format);
+        ok(&cli(&pg, &["create", "--config", cfg.to_str().unwrap()])
+            .output()
+            .unwrap());
+        play_out(
+            &pg,
+            &name,
+            vec![dg_worker(&pg, &name), dg_worker(&pg, &name)],
+        );
+        let exported = dir.path().join(format!("exported-{format}"));
+        let line = ok(
+            &cli(&pg, &["export", &name, "--out", exported.to_str().unwrap()])
+                .output()
+                .unwrap(),
+        );
+        assert!(line.contains("datagen, 6 games"), "{line}");
+        let single = one_machine(dir.path(), &cfg);
+        let report = same_run(&single, &exported);
+        assert!(
+            report["counts"]["written"].as_u64().unwrap() > 0,
+            "{report}"
+        );
+    }
 }
 
 #[test]
