@@ -31,6 +31,38 @@ pub struct MatchTest {
     pub revisions: Option<Revisions>,
 }
 
+/// A stored match test's config and revisions without its schedule: what
+/// `status`, the live view and `export` need. Drawing the schedule loads
+/// and checks the openings file, which was nine tenths of the live view's
+/// test list (50 tests: 0.8 s a request), and needs that file on the
+/// machine that serves the figures.
+pub struct MatchSetup {
+    /// The config as the creator resolved it.
+    pub cfg: MatchConfig,
+    /// For a test of git revisions, what each worker builds.
+    pub revisions: Option<Revisions>,
+}
+
+impl MatchSetup {
+    /// The setup of a stored row.
+    pub fn of(test: &TestRow) -> Result<MatchSetup, DbError> {
+        let path = format!("{}.yaml", test.name);
+        let sections = crate::settings::accepted_sections();
+        let cfg = MatchConfig::from_yaml_with(
+            &test.config_yaml,
+            Path::new(&path),
+            &Default::default(),
+            &sections,
+        )
+        .map_err(|e| DbError::Invalid(format!("test {}: stored config: {e}", test.name)))?;
+        let revisions = match &test.revisions {
+            Some(text) => Some(Revisions::parse(text, &test.name)?),
+            None => None,
+        };
+        Ok(MatchSetup { cfg, revisions })
+    }
+}
+
 fn invalid(e: impl std::fmt::Display) -> DbError {
     DbError::Invalid(e.to_string())
 }
@@ -101,18 +133,9 @@ impl MatchTest {
     pub fn of(test: &TestRow) -> Result<MatchTest, DbError> {
         let stored =
             |e: String| DbError::Invalid(format!("test {}: stored config: {e}", test.name));
-        let path = format!("{}.yaml", test.name);
-        let sections = crate::settings::accepted_sections();
-        let cfg = MatchConfig::from_yaml_with(
-            &test.config_yaml,
-            Path::new(&path),
-            &Default::default(),
-            &sections,
-        )
-        .map_err(|e| stored(e.to_string()))?;
-        match &test.revisions {
-            Some(text) => MatchTest::of_revisions(&cfg, Revisions::parse(text, &test.name)?)
-                .map_err(|e| stored(e.to_string())),
+        let MatchSetup { cfg, revisions } = MatchSetup::of(test)?;
+        match revisions {
+            Some(r) => MatchTest::of_revisions(&cfg, r).map_err(|e| stored(e.to_string())),
             None => MatchTest::new(&cfg).map_err(|e| stored(e.to_string())),
         }
     }

@@ -13,7 +13,7 @@ use karsinta_harness::tune::spsa::driver::SpsaState;
 use postgres::Client;
 
 use crate::db::{snapshot, DbError};
-use crate::kinds::match_test::MatchTest;
+use crate::kinds::match_test::MatchSetup;
 use crate::kinds::spsa::{self, SpsaTest};
 use crate::queue::catalog::{test_by_name, Kind, TestRow};
 use crate::queue::purge::{purges, PurgeRow};
@@ -66,8 +66,8 @@ impl TestStatus {
 pub struct MatchStatus {
     /// The test's row.
     pub test: TestRow,
-    /// Its config and schedule.
-    pub kind: MatchTest,
+    /// Its config and revisions.
+    pub kind: MatchSetup,
     /// The counted pairs (see the module doc).
     pub tally: Tally,
     /// Running, finished, decided or stopped by hand.
@@ -115,7 +115,7 @@ fn match_figures(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
             test.kind.as_str()
         )));
     }
-    let kind = MatchTest::of(&test)?;
+    let kind = MatchSetup::of(&test)?;
     let cfg = &kind.cfg;
     let pairings = karsinta_harness::run::pairings(cfg.tournament, cfg.engines.len());
     let mut tally = Tally::new(pairings, cfg.sprt).counting(cfg.colours.counting());
