@@ -3,8 +3,10 @@
 //! prefix pair by pair in pair order, so that the decision and the pair it
 //! falls on are those of one machine playing the pairs in order.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use karsinta_harness::config::{engine, MatchConfig, RawEngine, RawKind};
 use karsinta_harness::formats::pgn_write::{self, MatchTags};
@@ -60,6 +62,68 @@ impl MatchSetup {
             None => None,
         };
         Ok(MatchSetup { cfg, revisions })
+    }
+}
+
+/// Setups of stored match tests as parsed before, for a process that
+/// reads them on every request (the live view): parsing a config with its
+/// parameters inline was half the CPU of the test list. An entry is used
+/// only while the row's name, config and revisions are the text it was
+/// parsed from (a test's config is never updated; a row of a recreated
+/// database is parsed again), so it cannot go stale.
+pub struct Setups(Mutex<BTreeMap<i64, ParsedSetup>>);
+
+struct ParsedSetup {
+    name: String,
+    config_yaml: String,
+    revisions: Option<String>,
+    setup: Arc<MatchSetup>,
+}
+
+impl ParsedSetup {
+    fn parsed_from(&self, t: &TestRow) -> bool {
+        self.name == t.name && self.config_yaml == t.config_yaml && self.revisions == t.revisions
+    }
+}
+
+/// Entries kept at most; past it the cache starts again (deleted tests'
+/// entries go with it).
+const SETUPS_KEPT: usize = 4096;
+
+impl Setups {
+    /// An empty cache.
+    pub const fn new() -> Setups {
+        Setups(Mutex::new(BTreeMap::new()))
+    }
+
+    /// [`MatchSetup::of`] the row, parsed once for its stored text.
+    pub fn of(&self, test: &TestRow) -> Result<Arc<MatchSetup>, DbError> {
+        // A panic while the lock was held left nothing half-written.
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = lock().get(&test.id).filter(|p| p.parsed_from(test)) {
+            return Ok(p.setup.clone());
+        }
+        let setup = Arc::new(MatchSetup::of(test)?);
+        let mut map = lock();
+        if map.len() >= SETUPS_KEPT {
+            map.clear();
+        }
+        map.insert(
+            test.id,
+            ParsedSetup {
+                name: test.name.clone(),
+                config_yaml: test.config_yaml.clone(),
+                revisions: test.revisions.clone(),
+                setup: setup.clone(),
+            },
+        );
+        Ok(setup)
+    }
+}
+
+impl Default for Setups {
+    fn default() -> Setups {
+        Setups::new()
     }
 }
 

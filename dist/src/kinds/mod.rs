@@ -16,6 +16,6 @@ pub mod spsa_revision;
 pub mod test_kind;
 
 pub use datagen::DatagenTest;
-pub use match_test::{MatchSetup, MatchTest};
+pub use match_test::{MatchSetup, MatchTest, Setups};
 pub use spsa::SpsaTest;
 pub use test_kind::TestKind;

@@ -3,6 +3,7 @@
 //! of done batches is the prefix that counts; status and export read the
 //! pairs back in pair order.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use karsinta_harness::run::ledger::PairEntry;
@@ -181,4 +182,39 @@ pub fn batch_counts(c: &mut Client, test_id: i64) -> Result<(i64, i64), DbError>
         &[&test_id],
     )?;
     Ok((row.get(0), row.get(1)))
+}
+
+/// [`batch_counts`] of every test, by test id, in one query (a test
+/// without batches is absent: none done, none leased).
+pub fn all_batch_counts(c: &mut Client) -> Result<HashMap<i64, (i64, i64)>, DbError> {
+    Ok(c.query(
+        "SELECT test_id, count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = \
+         'leased' AND lease_until >= now()) FROM dist_batches GROUP BY test_id",
+        &[],
+    )?
+    .iter()
+    .map(|r| (r.get(0), (r.get(1), r.get(2))))
+    .collect())
+}
+
+/// The counted pairs ([`TestRow::counted_pairs`]) of each of `tests` in
+/// pair order, by test id, in one query: what [`stored_pairs`] reads per
+/// test, without the PGN.
+pub fn counted_entries(
+    c: &mut Client,
+    tests: &[&TestRow],
+) -> Result<HashMap<i64, Vec<PairEntry>>, DbError> {
+    let ids: Vec<i64> = tests.iter().map(|t| t.id).collect();
+    let limits: Vec<i64> = tests.iter().map(|t| t.counted_pairs() as i64).collect();
+    let mut out: HashMap<i64, Vec<PairEntry>> = HashMap::new();
+    for r in c.query(
+        "SELECT p.test_id, p.entry FROM unnest($1::int8[], $2::int8[]) AS l(test_id, n) \
+         JOIN dist_pairs p ON p.test_id = l.test_id AND p.pair < l.n ORDER BY p.test_id, p.pair",
+        &[&ids, &limits],
+    )? {
+        out.entry(r.get(0))
+            .or_default()
+            .push(stored_entry(r.get(1))?);
+    }
+    Ok(out)
 }

@@ -7,7 +7,9 @@
 //! prefix, in pair order, up to the pair where the SPRT decided. Pairs
 //! played beyond that stay in the database and in the per-worker figures.
 
+use karsinta_harness::config::MatchConfig;
 use karsinta_harness::report::summary::Summary;
+use karsinta_harness::run::ledger::PairEntry;
 use karsinta_harness::run::tally::{RunStatus, Tally};
 use karsinta_harness::tune::spsa::driver::SpsaState;
 use postgres::Client;
@@ -38,11 +40,16 @@ pub enum TestStatus {
 pub fn test_status(c: &mut Client, name: &str) -> Result<TestStatus, DbError> {
     snapshot(c, |c| {
         let test = test_by_name(c, name)?;
-        Ok(match test.kind {
-            Kind::Match => TestStatus::Match(Box::new(match_figures(c, name)?)),
-            Kind::Spsa => TestStatus::Spsa(Box::new(spsa_figures(c, test)?)),
-            Kind::Datagen => TestStatus::Datagen(Box::new(datagen_figures(c, test)?)),
-        })
+        figures_of(c, test)
+    })
+}
+
+/// The status of the test of row `test` (inside a [`snapshot`]).
+pub(crate) fn figures_of(c: &mut Client, test: TestRow) -> Result<TestStatus, DbError> {
+    Ok(match test.kind {
+        Kind::Match => TestStatus::Match(Box::new(match_figures(c, test)?)),
+        Kind::Spsa => TestStatus::Spsa(Box::new(spsa_figures(c, test)?)),
+        Kind::Datagen => TestStatus::Datagen(Box::new(datagen_figures(c, test)?)),
     })
 }
 
@@ -88,7 +95,7 @@ pub struct MatchStatus {
 }
 
 /// The run's status in the harness's terms.
-fn run_status(t: &TestRow) -> RunStatus {
+pub(crate) fn run_status(t: &TestRow) -> RunStatus {
     if t.decision.is_some() {
         RunStatus::Stopped
     } else if t.prefix_batches == t.batches {
@@ -103,25 +110,37 @@ fn run_status(t: &TestRow) -> RunStatus {
 /// The figures of match test `name`, read from one snapshot of the
 /// database.
 pub fn match_status(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
-    snapshot(c, |c| match_figures(c, name))
+    snapshot(c, |c| {
+        let test = test_by_name(c, name)?;
+        match_figures(c, test)
+    })
 }
 
-/// Gather the figures of match test `name` (inside a [`snapshot`]).
-fn match_figures(c: &mut Client, name: &str) -> Result<MatchStatus, DbError> {
-    let test = test_by_name(c, name)?;
+/// The tally of a match test's counted pairs (in pair order).
+pub(crate) fn match_tally<'a>(
+    cfg: &MatchConfig,
+    counted: impl IntoIterator<Item = &'a PairEntry>,
+) -> Tally {
+    let pairings = karsinta_harness::run::pairings(cfg.tournament, cfg.engines.len());
+    let mut tally = Tally::new(pairings, cfg.sprt).counting(cfg.colours.counting());
+    for e in counted {
+        tally.add(e);
+    }
+    tally
+}
+
+/// Gather the figures of match test `test` (inside a [`snapshot`]).
+fn match_figures(c: &mut Client, test: TestRow) -> Result<MatchStatus, DbError> {
     if test.kind != Kind::Match {
         return Err(DbError::Invalid(format!(
-            "test {name} is not a match ({}): it has no match figures",
+            "test {} is not a match ({}): it has no match figures",
+            test.name,
             test.kind.as_str()
         )));
     }
     let kind = MatchSetup::of(&test)?;
-    let cfg = &kind.cfg;
-    let pairings = karsinta_harness::run::pairings(cfg.tournament, cfg.engines.len());
-    let mut tally = Tally::new(pairings, cfg.sprt).counting(cfg.colours.counting());
-    for (e, _, _) in stored_pairs(c, test.id, test.counted_pairs())? {
-        tally.add(&e);
-    }
+    let counted = stored_pairs(c, test.id, test.counted_pairs())?;
+    let tally = match_tally(&kind.cfg, counted.iter().map(|(e, _, _)| e));
     let (done, leased) = batch_counts(c, test.id)?;
     let (workers, chi2) = worker_figures(c, &test)?;
     let purges = purges(c, test.id)?;

@@ -66,6 +66,23 @@ fn revision_nps(text: Option<&str>) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Games per minute of `pairs` pairs over `seconds` of completed batches.
+pub(crate) fn games_per_minute(pairs: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        (2 * pairs) as f64 * 60.0 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// A machine of speed `nps` over the test's reference speed (`None`: no
+/// reference, or a speed unknown).
+pub(crate) fn speed_factor(reference_nps: Option<i64>, nps: u64) -> Option<f64> {
+    reference_nps
+        .filter(|&n| n > 0 && nps > 0)
+        .map(|n| nps as f64 / n as f64)
+}
+
 /// One worker's stored pairs: first-engine scores, time losses, crashes.
 #[derive(Default)]
 struct Played {
@@ -99,8 +116,12 @@ pub fn worker_figures(
         per.entry(worker).or_default().add(&e);
     }
     let chi2 = worker_chi2(&per.iter().map(|(&k, p)| (k, p.penta)).collect());
+    // Seconds summed in batch order (as the live view's machines sum
+    // them), not in whatever order the plan joins them: the same figure
+    // to the last bit wherever it shows.
     let info = c.query(
-        "SELECT w.id, w.host, coalesce(sum(b.seconds), 0), count(b.idx), m.nps, \
+        "SELECT w.id, w.host, coalesce(sum(b.seconds ORDER BY b.test_id, b.idx), 0), \
+         count(b.idx), m.nps, \
          coalesce(m.noisy, false), w.clock, w.left_at IS NULL, w.build_seconds, \
          w.purged IS NOT NULL, w.revision_nps \
          FROM dist_workers w \
@@ -129,10 +150,7 @@ pub fn worker_figures(
         let residual = chi2.as_ref().and_then(|t| t.residual.get(&id).copied());
         let seconds: f64 = r.get(2);
         let nps = r.get::<_, Option<i64>>(4).unwrap_or(0).max(0) as u64;
-        let speed_factor = test
-            .reference_nps
-            .filter(|&n| n > 0 && nps > 0)
-            .map(|n| nps as f64 / n as f64);
+        let speed_factor = speed_factor(test.reference_nps, nps);
         let games = 2 * pairs;
         let past_99 = residual.zip(chi2.as_ref()).is_some_and(|(r, t)| r > t.z_99);
         workers.push(WorkerFigures {
@@ -143,11 +161,7 @@ pub fn worker_figures(
             crashes: played.crashes,
             mean,
             residual,
-            games_per_minute: if seconds > 0.0 {
-                games as f64 * 60.0 / seconds
-            } else {
-                0.0
-            },
+            games_per_minute: games_per_minute(pairs, seconds),
             outlier: past_99 || crash_or_time(games, played.crashes, played.time_losses),
             purged: r.get(9),
             nps,

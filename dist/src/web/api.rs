@@ -11,11 +11,14 @@ use serde_json::{json, Value};
 
 use crate::db::DbError;
 use crate::kinds::spsa;
-use crate::queue::catalog::all_tests;
+use crate::kinds::Setups;
+use crate::queue::catalog::TestRow;
 use crate::queue::results::stored_pairs;
 use crate::revisions::{display_url, Revisions};
+use crate::status::workers::{games_per_minute, speed_factor};
 use crate::status::{
-    test_status, worker_figures, DatagenStatus, MatchStatus, SpsaStatus, TestStatus, WorkerFigures,
+    test_list, test_status, DatagenStatus, ListEntry, MatchLine, SpsaStatus, TestStatus,
+    WorkerFigures,
 };
 
 /// Whether a test named `name` exists.
@@ -27,19 +30,19 @@ pub fn exists(c: &mut Client, name: &str) -> Result<bool, DbError> {
 }
 
 /// A match test's line of the list.
-fn match_line(m: &MatchStatus) -> Value {
-    let s = m.summary();
+fn match_line(m: &MatchLine) -> Value {
+    let (s, t) = (&m.summary, &m.test);
     let e = &s.estimate;
     json!({
-        "name": m.test.name,
+        "name": t.name,
         "kind": "match",
         "status": m.status.to_string(),
-        "priority": m.test.share.priority,
-        "throughput": m.test.share.throughput,
+        "priority": t.share.priority,
+        "throughput": t.share.throughput,
         "games": s.games,
         "pairs": s.pairs,
         "max_games": s.max_games,
-        "batches": m.test.batches,
+        "batches": t.batches,
         "batches_done": m.batches_done,
         "batches_leased": m.batches_leased,
         "elo": e.elo,
@@ -51,7 +54,7 @@ fn match_line(m: &MatchStatus) -> Value {
             "elo0": p.elo0, "elo1": p.elo1, "llr": p.llr, "lower": p.lower,
             "upper": p.upper, "decision": p.decision, "unbiased": p.unbiased,
         })),
-        "stop_reason": m.test.stop_reason,
+        "stop_reason": t.stop_reason,
     })
 }
 
@@ -97,11 +100,24 @@ fn datagen_line(d: &DatagenStatus) -> Value {
 }
 
 fn line(t: &TestStatus) -> Value {
-    let (mut v, row) = match t {
-        TestStatus::Match(m) => (match_line(m), &m.test),
-        TestStatus::Spsa(s) => (spsa_line(s), &s.test),
-        TestStatus::Datagen(d) => (datagen_line(d), &d.test),
-    };
+    match t {
+        TestStatus::Match(m) => {
+            let l = MatchLine {
+                test: m.test.clone(),
+                summary: m.summary(),
+                status: m.status,
+                batches_done: m.batches_done,
+                batches_leased: m.batches_leased,
+            };
+            held(match_line(&l), &m.test)
+        }
+        TestStatus::Spsa(s) => held(spsa_line(s), &s.test),
+        TestStatus::Datagen(d) => held(datagen_line(d), &d.test),
+    }
+}
+
+/// A line with whether its test is held.
+fn held(mut v: Value, row: &TestRow) -> Value {
     // A held test has played nothing: say what it waits for.
     v["held"] = json!(row.held);
     if row.held && !row.stopped {
@@ -110,12 +126,19 @@ fn line(t: &TestStatus) -> Value {
     v
 }
 
+/// Match tests' configs, parsed once for the server's life (see
+/// [`Setups`]).
+static SETUPS: Setups = Setups::new();
+
 /// `/api/tests`: every test, oldest first.
 pub fn tests(c: &mut Client) -> Result<Value, DbError> {
-    let mut out = Vec::new();
-    for t in all_tests(c)? {
-        out.push(line(&test_status(c, &t.name)?));
-    }
+    let out: Vec<Value> = test_list(c, &SETUPS)?
+        .iter()
+        .map(|e| match e {
+            ListEntry::Match(m) => held(match_line(m), &m.test),
+            ListEntry::Other(t) => line(t),
+        })
+        .collect();
     Ok(json!({ "tests": out }))
 }
 
@@ -237,36 +260,40 @@ pub fn test(c: &mut Client, name: &str) -> Result<Option<Value>, DbError> {
 
 /// `/api/machines`: every worker process (one row per process and test)
 /// with its test, speed, games per minute and last heartbeat, newest
-/// heartbeat first.
+/// heartbeat first. One query: a worker's pairs and batch seconds are
+/// counted for every worker at once (as
+/// [`worker_figures`](crate::status::worker_figures) counts them for one
+/// test's workers, without reading the pairs themselves).
 pub fn machines(c: &mut Client) -> Result<Value, DbError> {
-    let mut figures = std::collections::HashMap::new();
-    for t in all_tests(c)? {
-        for w in worker_figures(c, &t)?.0 {
-            figures.insert(w.id, w);
-        }
-    }
     let rows = c.query(
         "SELECT w.id, w.host, w.pid, t.name, \
          extract(epoch FROM now() - w.last_seen)::float8, \
          (w.left_at IS NULL AND NOT t.stopped \
           AND w.last_seen > now() - make_interval(secs => t.lease_seconds)), \
-         m.cores, w.concurrency \
+         m.cores, w.concurrency, m.nps, coalesce(m.noisy, false), w.clock, t.reference_nps, \
+         coalesce(b.seconds, 0), coalesce(p.pairs, 0) \
          FROM dist_workers w JOIN dist_tests t ON t.id = w.test_id \
-         LEFT JOIN dist_machines m ON m.id = w.machine_id ORDER BY w.last_seen DESC, w.id",
+         LEFT JOIN dist_machines m ON m.id = w.machine_id \
+         LEFT JOIN (SELECT worker_id, sum(seconds ORDER BY test_id, idx) AS seconds \
+           FROM dist_batches WHERE state = 'done' GROUP BY worker_id) b ON b.worker_id = w.id \
+         LEFT JOIN (SELECT test_id, worker_id, count(*) AS pairs FROM dist_pairs \
+           GROUP BY test_id, worker_id) p ON p.worker_id = w.id AND p.test_id = w.test_id \
+         ORDER BY w.last_seen DESC, w.id",
         &[],
     )?;
     let machines: Vec<Value> = rows
         .iter()
         .map(|r| {
-            let id: i64 = r.get(0);
-            let f = figures.remove(&id).unwrap_or_default();
+            let nps = r.get::<_, Option<i64>>(8).unwrap_or(0).max(0) as u64;
+            let pairs = r.get::<_, i64>(13) as u64;
             json!({
-                "id": id, "host": r.get::<_, String>(1), "pid": r.get::<_, i32>(2),
-                "test": r.get::<_, String>(3),
+                "id": r.get::<_, i64>(0), "host": r.get::<_, String>(1),
+                "pid": r.get::<_, i32>(2), "test": r.get::<_, String>(3),
                 "last_heartbeat_seconds": r.get::<_, f64>(4), "active": r.get::<_, bool>(5),
                 "cores": r.get::<_, Option<i32>>(6), "concurrency": r.get::<_, i32>(7),
-                "nps": f.nps, "speed_factor": f.speed_factor, "noisy": f.noisy,
-                "clock": f.clock, "games_per_minute": f.games_per_minute, "pairs": f.pairs,
+                "nps": nps, "speed_factor": speed_factor(r.get(11), nps),
+                "noisy": r.get::<_, bool>(9), "clock": r.get::<_, Option<String>>(10),
+                "games_per_minute": games_per_minute(pairs, r.get(12)), "pairs": pairs,
             })
         })
         .collect();
