@@ -225,22 +225,7 @@ impl Worker<'_> {
         if !moved && !pv_proves(board, &pv, score, self.chess960) {
             return;
         }
-        result.best_move = Some(best_uci);
-        result.score = score;
-        result.pv = pv;
-        result.ponder = result.pv.get(1).cloned();
-        result.depth = depth;
-        result.seldepth = self.seldepth as i32;
-        info(&SearchInfo {
-            depth,
-            seldepth: self.seldepth as i32,
-            score: result.score,
-            nodes: self.total_nodes(),
-            time_ms: self.elapsed_ms(),
-            hashfull: self.tt.hashfull(),
-            tbhits: self.tbhits,
-            pv: result.pv.clone(),
-        });
+        self.report(best_uci, score, depth, pv, result, info);
     }
 
     /// A completed iteration: its best move and score become the result,
@@ -256,21 +241,43 @@ impl Worker<'_> {
         self.armed = true;
         self.prev_best = Some(best);
         let pv = self.extract_pv(board, best, depth, score);
-        result.best_move = Some(move_to_uci(board, best, self.chess960));
+        let best_uci = move_to_uci(board, best, self.chess960);
+        self.report(
+            best_uci,
+            Score::from_internal(score),
+            depth,
+            pv,
+            result,
+            info,
+        );
+    }
+
+    /// The best move, its score and PV at `depth` become the result and
+    /// are reported to `info`.
+    fn report(
+        &self,
+        best_uci: String,
+        score: Score,
+        depth: i32,
+        pv: Vec<String>,
+        result: &mut SearchResult,
+        info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        result.best_move = Some(best_uci);
         result.ponder = pv.get(1).cloned();
-        result.score = Score::from_internal(score);
+        result.score = score;
         result.depth = depth;
         result.seldepth = self.seldepth as i32;
-        result.pv = pv.clone();
+        result.pv = pv;
         info(&SearchInfo {
             depth,
             seldepth: self.seldepth as i32,
-            score: result.score,
+            score,
             nodes: self.total_nodes(),
             time_ms: self.elapsed_ms(),
             hashfull: self.tt.hashfull(),
             tbhits: self.tbhits,
-            pv,
+            pv: result.pv.clone(),
         });
     }
 
