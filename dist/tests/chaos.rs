@@ -15,7 +15,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::pg::TempPg;
-use crate::support::{cli, compare, write_config};
+use crate::support::{assumed_worker, cli, compare, write_config};
 
 /// Worker processes at any time (the machine's 2 cores, a little over).
 const WORKERS: usize = 3;
@@ -23,23 +23,10 @@ const WORKERS: usize = 3;
 /// A fleet worker on `test`; speed assumed (a restarted worker plays at
 /// once instead of benching for seconds; fixed nodes are never scaled).
 fn spawn_worker(pg: &TempPg, test: &str) -> Child {
-    cli(
-        pg,
-        &[
-            "worker",
-            "--test",
-            test,
-            "--fleet",
-            "--concurrency",
-            "1",
-            "--assume-nps",
-            "1000000",
-        ],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap()
+    assumed_worker(pg, &["--test", test])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 /// Batches done, or `None` while the server is down.

@@ -11,7 +11,7 @@ use karsinta_harness::datagen::{self, DatagenConfig};
 use karsinta_harness::formats::records::RecordFormat;
 
 use crate::pg::TempPg;
-use crate::support::{cli, wait, wait_until_leasing};
+use crate::support::{assumed_worker, cli, wait, wait_until_leasing};
 
 /// A small datagen config at fixed nodes. One random ply from the start
 /// position and every ply kept make games meet the same positions, so the
@@ -48,23 +48,10 @@ fn one_machine(dir: &Path, cfg_path: &Path) -> PathBuf {
 /// A fleet worker on `test` with one game at a time and an assumed speed
 /// (no bench at start), stderr captured.
 fn dg_worker(pg: &TempPg, test: &str) -> Child {
-    cli(
-        pg,
-        &[
-            "worker",
-            "--test",
-            test,
-            "--fleet",
-            "--concurrency",
-            "1",
-            "--assume-nps",
-            "1000000",
-        ],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
+    assumed_worker(pg, &["--test", test])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn ok(out: &std::process::Output) -> String {

@@ -22,7 +22,7 @@ use karsinta_harness::run::ab::{run_ab, AbRequest, Side};
 use karsinta_harness::run::ledger::{Ledger, PairEntry};
 
 use crate::pg::TempPg;
-use crate::support::{cli, wait};
+use crate::support::{assumed_worker, cli, wait};
 
 /// The bench the build config runs: quick, and still a signature.
 pub(crate) const BENCH: &str = "bench 4";
@@ -174,22 +174,14 @@ pub(crate) fn create(
 pub(crate) fn worker_in(pg: &TempPg, home: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
     std::fs::create_dir_all(home).unwrap();
     let cache = home.join("cache");
-    let mut args = vec![
-        "worker",
-        "--fleet",
-        "--concurrency",
-        "1",
-        "--assume-nps",
-        "1000000",
-    ];
-    args.extend(["--build-cache", cache.to_str().unwrap()]);
+    let mut args = vec!["--build-cache", cache.to_str().unwrap()];
     args.extend(extra);
-    let mut c = cli(pg, &args);
-    c.current_dir(home)
+    assumed_worker(pg, &args)
+        .current_dir(home)
         .envs(env.iter().copied())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    c.spawn().unwrap()
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 pub(crate) fn builds_logged(cache: &Path) -> Vec<String> {

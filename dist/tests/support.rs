@@ -65,6 +65,24 @@ pub fn worker(pg: &TempPg, test: &str) -> Child {
     .unwrap()
 }
 
+/// A fleet worker with one game at a time and an assumed speed (no bench
+/// at start; fixed nodes are never scaled), `extra` flags after those;
+/// stdout discarded, stderr left to the caller.
+pub fn assumed_worker(pg: &TempPg, extra: &[&str]) -> Command {
+    let mut args = vec![
+        "worker",
+        "--fleet",
+        "--concurrency",
+        "1",
+        "--assume-nps",
+        "1000000",
+    ];
+    args.extend(extra);
+    let mut c = cli(pg, &args);
+    c.stdout(Stdio::null());
+    c
+}
+
 /// The worker's output once it exits; a worker still running after `limit` fails the test.
 pub fn wait(mut child: Child, limit: Duration) -> std::process::Output {
     let start = Instant::now();

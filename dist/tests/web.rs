@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::pg::TempPg;
-use crate::support::{cli, worker, write_config};
+use crate::support::{assumed_worker, cli, worker, write_config};
 
 /// A running `serve`, killed on drop.
 struct Served {
@@ -303,21 +303,10 @@ fn bad_requests_get_4xx_and_leave_the_database_unchanged() {
 /// A fleet worker without `--test` (the queue's rule picks), its speed
 /// assumed; its output once it exits.
 fn queue_worker(pg: &TempPg) -> std::process::Output {
-    let child = cli(
-        pg,
-        &[
-            "worker",
-            "--fleet",
-            "--concurrency",
-            "1",
-            "--assume-nps",
-            "1000000",
-        ],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
+    let child = assumed_worker(pg, &[])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let out = crate::support::wait(child, Duration::from_secs(300));
     assert!(
         out.status.success(),
