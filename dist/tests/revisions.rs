@@ -22,7 +22,7 @@ use karsinta_harness::run::ab::{run_ab, AbRequest, Side};
 use karsinta_harness::run::ledger::{Ledger, PairEntry};
 
 use crate::pg::TempPg;
-use crate::support::{assumed_worker, cli, wait};
+use crate::support::{assumed_worker, cli, same_summary, wait};
 
 /// The bench the build config runs: quick, and still a signature.
 pub(crate) const BENCH: &str = "bench 4";
@@ -198,10 +198,6 @@ pub(crate) fn ledger(path: &Path) -> Vec<PairEntry> {
     entries
 }
 
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// The games' tags (engine names included) and moves, without the day
 /// they were played and the move comments (which hold each move's time).
 pub(crate) fn games(path: &Path) -> String {
@@ -354,22 +350,7 @@ fn two_workers_build_the_revisions_and_play_the_games_of_karsinta_ab() {
         ledger(&exported.join("ledger.jsonl")),
         "the same pairs and games"
     );
-    let (a, b) = (
-        json(&ab_out.join("summary.json")),
-        json(&exported.join("summary.json")),
-    );
-    for key in [
-        "status",
-        "games",
-        "pairs",
-        "pentanomial",
-        "wins",
-        "draws",
-        "losses",
-        "sprt",
-    ] {
-        assert_eq!(a[key], b[key], "summary.json {key}");
-    }
+    same_summary(&ab_out.join("summary.json"), &exported.join("summary.json"));
     assert_eq!(
         games(&ab_out.join("games.pgn")),
         games(&exported.join("games.pgn")),

@@ -186,10 +186,13 @@ pub fn compare(dir: &std::path::Path, cfg_path: &std::path::Path, exported: &std
     );
     assert!(!a.is_empty());
     assert_eq!(a, b, "the same pairs with the same games");
-    let (a, b) = (
-        summary(&single.join("summary.json")),
-        summary(&exported.join("summary.json")),
-    );
+    same_summary(&single.join("summary.json"), &exported.join("summary.json"));
+}
+
+/// Two runs' summary.json agree on the match's outcome (status, counts,
+/// pentanomial, SPRT); times and paths may differ.
+pub fn same_summary(a: &std::path::Path, b: &std::path::Path) {
+    let (a, b) = (summary(a), summary(b));
     for key in [
         "status",
         "games",
