@@ -78,6 +78,7 @@ const TECHNIQUES: &[(&str, &str)] = &[
     ("qs_checks", "false"),
     ("delta_pruning", "false"),
     ("qs_see_filter", "false"),
+    ("qs_see_alpha", "true"),
     ("mate_distance_pruning", "false"),
 ];
 
@@ -105,6 +106,7 @@ pub const PURE_ALPHA_BETA: &[(&str, &str)] = &[
     ("qs_checks", "false"),
     ("delta_pruning", "false"),
     ("qs_see_filter", "false"),
+    ("qs_see_alpha", "false"),
     // Not pruning, but it moves the static evals that pruning compares.
     ("corr_history", "false"),
 ];

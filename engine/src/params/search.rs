@@ -233,6 +233,9 @@ search_params! {
     delta_pruning: bool = true, "delta pruning in quiescence";
     delta_margin_cp: i32 = 155, [0, 1000], "delta pruning margin (cp)";
     qs_see_filter: bool = true, "skip losing captures (SEE < 0) in quiescence";
+    qs_see_alpha: bool = false, "quiescence: a capture that does not give check must win by static exchange at least qs_see_min_cp and at least alpha minus the stand pat minus qs_see_margin_cp (Ethereal's noisy-move threshold: a capture that cannot bring the score near alpha is not searched)";
+    qs_see_margin_cp: i32 = 110, [0, 400; 15], "qs_see_alpha: how far below alpha (cp) the stand pat plus the exchange's gain may land";
+    qs_see_min_cp: i32 = 1, [0, 200; 10], "qs_see_alpha: the least static-exchange gain a non-checking capture needs (cp; 1 skips even trades)";
     // Step 2: draws and mate distance
     mate_distance_pruning: bool = true, "mate distance pruning";
     contempt_cp: i32 = 0, [-100, 100], "contempt: a draw counts this many cp below zero for the engine (root side)";

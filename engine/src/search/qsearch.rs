@@ -197,7 +197,18 @@ impl Worker<'_> {
             }
         }
         // SEE filter: skip captures that lose material.
-        sp.qs_see_filter && !see_ge(board, mv, 0, &self.values)
+        if sp.qs_see_filter && !see_ge(board, mv, 0, &self.values) {
+            return true;
+        }
+        // The exchange must also gain enough to bring the stand pat near
+        // alpha; checks are exempt for the reason delta pruning gives.
+        if sp.qs_see_alpha {
+            let need = sp
+                .qs_see_min_cp
+                .max(q.alpha - q.stand_pat - sp.qs_see_margin_cp);
+            return need > 0 && !see_ge(board, mv, need, &self.values) && !gives_check(board, mv);
+        }
+        false
     }
 }
 
@@ -216,6 +227,53 @@ mod tests {
         let stop = AtomicBool::new(false);
         let mut worker = s.unlimited_worker(&sp, &stop, pos.board().side_to_move());
         worker.qsearch(pos.board(), alpha, alpha + 1, 0, sp.qs_checks)
+    }
+
+    /// Score and nodes of a quiescence search of `fen` under the parameter
+    /// changes `yaml`, null window `above` cp over the static eval.
+    fn qsearch_above_eval(fen: &str, yaml: &str, above: i32) -> (i32, u64) {
+        let pos = Position::from_fen(fen).unwrap();
+        let mut s = Searcher::new(Params::from_yaml_str(yaml, "test").unwrap());
+        let sp = s.params.search.clone();
+        let stop = AtomicBool::new(false);
+        let mut worker = s.unlimited_worker(&sp, &stop, pos.board().side_to_move());
+        let alpha = worker.evaluate(pos.board()) + above;
+        let score = worker.qsearch(pos.board(), alpha, alpha + 1, 0, false);
+        (score, worker.nodes)
+    }
+
+    #[test]
+    fn qs_see_alpha_skips_an_exchange_that_cannot_reach_alpha() {
+        // Nxd5 wins a rook for the knight (exd5): a gain of about a minor
+        // piece's difference, which delta pruning (the whole rook) keeps.
+        let fen = "6k1/8/4p3/3r4/8/2N5/8/6K1 w - - 0 1";
+        let (_, searched) = qsearch_above_eval(fen, "{}", 400);
+        assert!(searched > 1, "without the switch the capture is searched");
+        let on = "qs_see_alpha: true";
+        assert_eq!(
+            qsearch_above_eval(fen, on, 400).1,
+            1,
+            "400 cp short: pruned"
+        );
+        // Near alpha the same capture is searched.
+        assert!(qsearch_above_eval(fen, on, 50).1 > 1);
+        // An even trade (knight for knight) near alpha: qs_see_min_cp 1
+        // skips it, 0 keeps it.
+        let trade = "6k1/8/4p3/3n4/8/2N5/8/6K1 w - - 0 1";
+        assert_eq!(qsearch_above_eval(trade, on, 10).1, 1);
+        let keep = "qs_see_alpha: true\nqs_see_min_cp: 0";
+        assert!(qsearch_above_eval(trade, keep, 10).1 > 1);
+    }
+
+    #[test]
+    fn qs_see_alpha_spares_a_capture_that_mates() {
+        // As below: Qxh7 wins a pawn, far less than the 400 cp to alpha,
+        // but mates; checks are exempt from the threshold.
+        let fen = "rr3rk1/5p1p/6pQ/q7/8/7R/5PPP/6K1 w - - 0 1";
+        assert_eq!(
+            qsearch_above_eval(fen, "qs_see_alpha: true", 400).0,
+            MATE - 1
+        );
     }
 
     #[test]
