@@ -255,6 +255,8 @@ const NEEDS_SWITCH: &[(&str, &[(&str, &str)])] = &[
         &[("capture_futility", "true")],
     ),
     ("see_quiet_margin_cp", &[("see_quiet_lmr", "false")]),
+    ("qs_see_margin_cp", &[("qs_see_alpha", "true")]),
+    ("qs_see_min_cp", &[("qs_see_alpha", "true")]),
     // Few depth-9 nodes reach the singular depth (none with the weights of
     // `Bench: 1088566`); a lower one gives the multi-cut candidates.
     ("singular_multicut", &[("singular_min_depth", "6")]),
