@@ -219,27 +219,28 @@ mod tests {
     use crate::search::types::MATE;
     use crate::{Params, Position, Searcher};
 
-    /// Quiescence score of `fen` for the side to move, null window at `alpha`.
-    fn qsearch_at(fen: &str, alpha: i32) -> i32 {
-        let pos = Position::from_fen(fen).unwrap();
-        let mut s = Searcher::new(Params::default());
-        let sp = s.params.search.clone();
-        let stop = AtomicBool::new(false);
-        let mut worker = s.unlimited_worker(&sp, &stop, pos.board().side_to_move());
-        worker.qsearch(pos.board(), alpha, alpha + 1, 0, sp.qs_checks)
-    }
-
-    /// Score and nodes of a quiescence search of `fen` under the parameter
-    /// changes `yaml`, null window `above` cp over the static eval.
-    fn qsearch_above_eval(fen: &str, yaml: &str, above: i32) -> (i32, u64) {
+    /// Score and nodes of a quiescence search of `fen` for the side to
+    /// move under the parameter changes `yaml`, null window at the alpha
+    /// `alpha_of` gives for the static eval.
+    fn qsearch_with(fen: &str, yaml: &str, alpha_of: impl Fn(i32) -> i32) -> (i32, u64) {
         let pos = Position::from_fen(fen).unwrap();
         let mut s = Searcher::new(Params::from_yaml_str(yaml, "test").unwrap());
         let sp = s.params.search.clone();
         let stop = AtomicBool::new(false);
         let mut worker = s.unlimited_worker(&sp, &stop, pos.board().side_to_move());
-        let alpha = worker.evaluate(pos.board()) + above;
-        let score = worker.qsearch(pos.board(), alpha, alpha + 1, 0, false);
+        let alpha = alpha_of(worker.evaluate(pos.board()));
+        let score = worker.qsearch(pos.board(), alpha, alpha + 1, 0, sp.qs_checks);
         (score, worker.nodes)
+    }
+
+    /// Quiescence score of `fen` with the defaults, null window at `alpha`.
+    fn qsearch_at(fen: &str, alpha: i32) -> i32 {
+        qsearch_with(fen, "{}", |_| alpha).0
+    }
+
+    /// As [`qsearch_with`], null window `above` cp over the static eval.
+    fn qsearch_above_eval(fen: &str, yaml: &str, above: i32) -> (i32, u64) {
+        qsearch_with(fen, yaml, |eval| eval + above)
     }
 
     #[test]
